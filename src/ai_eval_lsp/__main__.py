@@ -1,0 +1,5 @@
+import sys
+
+from ai_eval_lsp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,148 @@
+"""The `ai-eval-lsp` command: check, schema, plugins (SPEC section 5). Exit 0 clean, 1 errors, 2 usage or I/O."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ai_eval_lsp import __version__
+from ai_eval_lsp.cli.report import FORMATS, FileProblem, render
+from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.problems import Severity
+from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.project import Project
+
+EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    root = Path(args.root)
+    if not root.is_dir():
+        print(f"error: --root {root} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    project = Project.load(root)
+    for problem in project.setting_problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    result: int = args.run(project, args)
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ai-eval-lsp",
+        description="Validate ai_eval rubrics with the check kinds of the installed plugins.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--root",
+        default=".",
+        help="the workspace folder: settings come from its pyproject.toml [tool.ai-eval], and "
+        "composite checks resolve to the rubrics under it (default: the current folder)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="validate rubric and cases files; folders are walked")
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--format", choices=FORMATS, default="text")
+    check.set_defaults(run=_check)
+
+    schema = commands.add_parser("schema", help="print the combined schema (core plus plugin kinds)")
+    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    schema.set_defaults(run=_schema)
+
+    plugins = commands.add_parser("plugins", help="list executor plugins, their kinds and load problems")
+    plugins.add_argument("--format", choices=("text", "json"), default="text")
+    plugins.set_defaults(run=_plugins)
+    return parser
+
+
+def _check(project: Project, args: argparse.Namespace) -> int:
+    targets: list[tuple[Path, Role]] = []
+    for name in args.paths:
+        path = Path(name)
+        if path.is_dir():
+            targets.extend(project.walk(path))
+        elif path.is_file():
+            # A file named on the command line is always checked, as a rubric unless it is a cases file.
+            targets.append((path, project.role(path) or "rubric"))
+        else:
+            print(f"error: {name}: no such file or folder", file=sys.stderr)
+            return EXIT_USAGE
+    for problem in project.registry.problems():
+        print(f"warning: {problem}", file=sys.stderr)
+
+    contents: dict[Path, bytes] = {}
+    for path, _ in targets:
+        try:
+            contents[path] = path.read_bytes()
+        except OSError as err:
+            print(f"error: {path}: cannot be read: {err.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+
+    analyses: dict[Path, Analysis] = {
+        path: project.analyse(path, contents[path]) for path, role in targets if role == "rubric"
+    }
+    index = project.index(analyses)
+    found: list[FileProblem] = []
+    for path, role in targets:
+        shown = path.as_posix()
+        problems = analyses[path].problems_in(index) if role == "rubric" else project.check_cases(contents[path])
+        found.extend(FileProblem(shown, problem) for problem in problems)
+
+    output = render(found, args.format, len(targets))
+    if output:
+        print(output)
+    return EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+
+
+def _schema(project: Project, args: argparse.Namespace) -> int:
+    for problem in project.registry.problems():
+        print(f"warning: {problem}", file=sys.stderr)
+    text = json.dumps(project.registry.combined.schema, indent=2, ensure_ascii=False) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return EXIT_CLEAN
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_CLEAN
+
+
+def _plugins(project: Project, args: argparse.Namespace) -> int:
+    registry = project.registry
+    rows = [
+        {
+            "name": plugin.name,
+            "target": plugin.target,
+            "distribution": plugin.origin.distribution,
+            "version": plugin.origin.version,
+            "kinds": plugin.kinds,
+            "loaded": plugin.executor is not None,
+            "problems": plugin.problems + [p.message for p in registry.combined.problems if p.origin == plugin.origin],
+        }
+        for plugin in registry.plugins
+    ]
+    if args.format == "json":
+        print(json.dumps({"plugins": rows, "problems": registry.problems()}, indent=2))
+        return EXIT_CLEAN
+    if not rows:
+        print("No executor plugins installed (entry point group ai_eval.check_executors).")
+    for row in rows:
+        state = "loaded" if row["loaded"] else "FAILED"
+        kinds = ", ".join(row["kinds"]) or "no kinds"
+        print(f"{row['distribution']} {row['version']}  {row['name']} = {row['target']}  [{state}]  kinds: {kinds}")
+        for problem in row["problems"]:
+            print(f"    problem: {problem}")
+    for problem in registry.fragment_problems:
+        print(f"problem: {problem}")
+    return EXIT_CLEAN

@@ -1,0 +1,136 @@
+"""Problems as text, JSON, GitHub workflow annotations or SARIF 2.1.0; 1-based lines and columns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ai_eval_lsp import __version__
+from ai_eval_lsp.core.problems import Problem, Severity
+
+FORMATS = ("text", "json", "github", "sarif")
+
+
+@dataclass(frozen=True, slots=True)
+class FileProblem:
+    path: str
+    problem: Problem
+
+
+_SEVERITY_NAMES = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "info"}
+_GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice"}
+_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}
+
+
+def render(found: Sequence[FileProblem], form: str, files_checked: int) -> str:
+    return {"text": _text, "json": _json, "github": _github, "sarif": _sarif}[form](found, files_checked)
+
+
+def _region(problem: Problem) -> dict[str, int]:
+    span = problem.span
+    return {
+        "startLine": span.start.line + 1,
+        "startColumn": span.start.column + 1,
+        "endLine": span.end.line + 1,
+        "endColumn": span.end.column + 1,
+    }
+
+
+def _text(found: Sequence[FileProblem], files_checked: int) -> str:
+    lines = [
+        f"{f.path}:{f.problem.span.start.line + 1}:{f.problem.span.start.column + 1}: {f.problem.code} {f.problem.message}"
+        for f in found
+    ]
+    counts = {severity: sum(1 for f in found if f.problem.severity == severity) for severity in Severity}
+    summary = (
+        f"{counts[Severity.ERROR]} error{'s' * (counts[Severity.ERROR] != 1)}, "
+        f"{counts[Severity.WARNING]} warning{'s' * (counts[Severity.WARNING] != 1)}, "
+        f"{counts[Severity.INFORMATION]} info in {files_checked} file{'s' * (files_checked != 1)}"
+    )
+    return "\n".join([*lines, summary if found else f"All checks passed: {files_checked} file{'s' * (files_checked != 1)}"])
+
+
+def _json(found: Sequence[FileProblem], files_checked: int) -> str:
+    items: list[dict[str, Any]] = []
+    for f in found:
+        region = _region(f.problem)
+        items.append(
+            {
+                "path": f.path,
+                "code": f.problem.code,
+                "severity": _SEVERITY_NAMES[f.problem.severity],
+                "message": f.problem.message,
+                "line": region["startLine"],
+                "column": region["startColumn"],
+                "end_line": region["endLine"],
+                "end_column": region["endColumn"],
+            }
+        )
+    return json.dumps(items, indent=2, ensure_ascii=False)
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(found: Sequence[FileProblem], files_checked: int) -> str:
+    lines = []
+    for f in found:
+        r = _region(f.problem)
+        properties = ",".join(
+            [
+                f"file={_escape_property(f.path)}",
+                f"line={r['startLine']}",
+                f"col={r['startColumn']}",
+                f"endLine={r['endLine']}",
+                f"endColumn={r['endColumn']}",
+                f"title={_escape_property('ai-eval ' + f.problem.code)}",
+            ]
+        )
+        lines.append(f"::{_GITHUB_LEVELS[f.problem.severity]} {properties}::{_escape_data(f.problem.message)}")
+    return "\n".join(lines)
+
+
+def _sarif(found: Sequence[FileProblem], files_checked: int) -> str:
+    codes = sorted({f.problem.code for f in found})
+    results = [
+        {
+            "ruleId": f.problem.code,
+            "ruleIndex": codes.index(f.problem.code),
+            "level": _SARIF_LEVELS[f.problem.severity],
+            "message": {"text": f.problem.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path},
+                        "region": _region(f.problem),
+                    }
+                }
+            ],
+        }
+        for f in found
+    ]
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ai-eval-lsp",
+                        "version": __version__,
+                        "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False)

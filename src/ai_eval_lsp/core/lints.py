@@ -1,0 +1,226 @@
+"""Rules beyond the schema: within one rubric, and across the rubrics of a workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import regex
+
+from ai_eval_lsp.core.problems import Problem, Related, Span
+from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, check_label
+from ai_eval_lsp.core.yamltree import Node
+
+Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
+"""Who runs a check: (runner, None), (None, None) when nobody does, or (None, why it failed)."""
+
+MAX_COMPOSITE_HOPS = 3
+
+_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE, "u": regex.UNICODE}
+_NUMERIC_MODES = ("weighted_avg", "min", "max", "median")
+
+
+def compile_pattern(pattern: str, flags: str) -> regex.Pattern[str]:
+    """Compile a regex check's pattern as the runtime does; raises `regex.error`."""
+    value = regex.V0
+    for flag in flags:
+        value |= _FLAGS.get(flag, 0)
+    return regex.compile(pattern, value)
+
+
+def lint_rubric(root: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch) -> list[Problem]:
+    """The rules of one rubric that need no other file."""
+    if root.entries is None:
+        return []
+    problems: list[Problem] = []
+    checks = root.at(("checks",))
+    ids: dict[str, Node] = {}
+    for index, check in enumerate(checks.items or [] if checks else []):
+        if check.entries is None:
+            continue
+        problems.extend(_lint_check(index, check, text, kinds, dispatch, ids))
+    problems.extend(_lint_scoring(root, ids))
+    return problems
+
+
+def _lint_check(
+    index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch, ids: dict[str, Node]
+) -> Iterator[Problem]:
+    value: dict[str, Any] = check.value
+    label = check_label(index, check)
+    id_entry = check.get("id")
+    if id_entry is not None and isinstance(id_entry.value.value, str):
+        check_id = id_entry.value.value
+        first = ids.get(check_id)
+        if first is not None:
+            yield Problem(
+                "duplicate-id",
+                f"the check id `{check_id}` is already used at line {first.span.start.line + 1}; "
+                "check ids must be unique in a rubric",
+                id_entry.value.span,
+            )
+        else:
+            ids[check_id] = id_entry.value
+    kind_entry = check.get("kind")
+    kind = value.get("kind")
+    if kind_entry is None or not isinstance(kind, str) or kind not in kinds:
+        return  # the schema reports it
+    kind_span = kind_entry.value.span
+    runner, error = dispatch(value)
+    if error:
+        yield Problem("plugin-error", f"check `{label}` cannot be dispatched: {error}", kind_span)
+    elif runner is None:
+        yield Problem(
+            "not-executed",
+            f"`{kind}` checks are not executed at run time: `{label}` is skipped and named in the "
+            "rubric's reason",
+            kind_span,
+        )
+    if kind == "llm_judge" and not (isinstance(value.get("description"), str) and value["description"].strip()):
+        yield Problem(
+            "judge-without-description",
+            f"llm_judge check `{label}` has no `description`: only the description reaches the "
+            "judges, so this check contributes nothing; add one",
+            kind_span,
+        )
+    if kind == "regex":
+        yield from _lint_pattern(check, text, label)
+
+
+def _lint_pattern(check: Node, text: str, label: str) -> Iterator[Problem]:
+    entry = check.get("pattern")
+    flags = check.value.get("flags", "")
+    if entry is None or not isinstance(entry.value.value, str) or not isinstance(flags, str):
+        return
+    pattern = entry.value.value
+    try:
+        compile_pattern(pattern, flags)
+    except regex.error as err:
+        position = err.pos if isinstance(err.pos, int) else None
+        where = f" at position {position}" if position is not None else ""
+        yield Problem(
+            "invalid-regex",
+            f"regex check `{label}`: the pattern does not compile: {err.msg}{where}",
+            _pattern_span(entry.value, text, position),
+        )
+
+
+def _pattern_span(node: Node, text: str, position: int | None) -> Span:
+    """The character at fault where the source spells the pattern literally, else the whole value."""
+    source = text[node.start_index : node.end_index]
+    quote = 1 if node.style in ("'", '"') else 0
+    literal = source[quote : len(source) - quote] if quote else source
+    single_line = node.span.start.line == node.span.end.line
+    if position is None or literal != node.value or not single_line:
+        return node.span
+    column = node.span.start.column + quote + min(position, max(len(literal) - 1, 0))
+    return Span.of(node.span.start.line, column, node.span.start.line, column + 1)
+
+
+def _lint_scoring(root: Node, ids: Mapping[str, Node]) -> Iterator[Problem]:
+    scoring = root.at(("scoring",))
+    if scoring is None or scoring.entries is None:
+        return
+    combine = scoring.value.get("combine")
+    weights = scoring.get("weights")
+    if weights is not None and weights.value.entries is not None:
+        for name, entry in weights.value.entries.items():
+            if name not in ids:
+                yield Problem(
+                    "unused-weight",
+                    f"the weight `{name}` names no check of this rubric"
+                    + (f"; the check ids are {', '.join(f'`{i}`' for i in ids)}" if ids else ""),
+                    entry.key.span,
+                    {"weight": name},
+                )
+    if not isinstance(combine, str):
+        return
+    if weights is not None and combine != "weighted_avg" and combine in (*_NUMERIC_MODES, "all_pass", "any_pass"):
+        yield Problem(
+            "ignored-by-combine",
+            f"`weights` have no effect with `combine: {combine}`; only `weighted_avg` uses them",
+            weights.key.span,
+        )
+    threshold = scoring.get("threshold")
+    if threshold is not None and combine in ("all_pass", "any_pass"):
+        yield Problem(
+            "ignored-by-combine",
+            f"`threshold` has no effect with `combine: {combine}`; only {', '.join(_NUMERIC_MODES)} use it",
+            threshold.key.span,
+        )
+
+
+def lint_workspace(summary: RubricSummary, index: RubricIndex) -> list[Problem]:
+    """The rules that need the other rubrics: duplicate identities and composite chains."""
+    problems: list[Problem] = []
+    duplicates = index.duplicates(summary)
+    if duplicates and summary.id_span is not None:
+        where = ", ".join(d.path for d in duplicates)
+        problems.append(
+            Problem(
+                "duplicate-rubric-id",
+                f"rubric `{summary.name}` is also defined in {where}; change the id or the version",
+                summary.id_span,
+                related=tuple(
+                    Related(d.path, d.id_span, f"`{summary.name}` defined here")
+                    for d in duplicates
+                    if d.id_span is not None
+                ),
+            )
+        )
+    for composite in summary.composites:
+        problem = _composite_problem(summary, composite.ref, composite.span, index)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: RubricIndex) -> Problem | None:
+    target = index.resolve(ref)
+    if target is None:
+        known = sorted({s.id for s in index.by_path.values() if s.id})
+        rubric_id, _, version = ref.partition("@")
+        if version and index.with_id(rubric_id):
+            versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
+            reason = f"no version {version} of `{rubric_id}` is in the workspace (it has {versions})"
+        else:
+            reason = f"no rubric `{rubric_id}` is in the workspace" + (
+                f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
+            )
+        return Problem("unresolved-rubric", f"composite check names {reason}", span, {"ref": ref})
+    chain = _first_bad_chain(summary, target, index)
+    if chain is None:
+        return None
+    names = " → ".join(s.name for s in chain)
+    related = tuple(Related(s.path, s.id_span, f"`{s.name}`") for s in chain[1:] if s.id_span is not None)
+    if chain[-1] in chain[:-1]:
+        return Problem(
+            "composite-cycle",
+            f"composite cycle: {names}; evaluating it fails this check",
+            span,
+            related=related,
+        )
+    return Problem(
+        "composite-depth",
+        f"composites nest too deep: {names} takes {len(chain) - 1} hops and at most "
+        f"{MAX_COMPOSITE_HOPS} run, so this check fails",
+        span,
+        related=related,
+    )
+
+
+def _first_bad_chain(
+    start: RubricSummary, first_hop: RubricSummary, index: RubricIndex
+) -> list[RubricSummary] | None:
+    """The first chain of composites from `start` through `first_hop` that cycles or is too deep."""
+    stack: list[list[RubricSummary]] = [[start, first_hop]]
+    while stack:
+        chain = stack.pop()
+        last = chain[-1]
+        if last in chain[:-1]:
+            return chain
+        if len(chain) - 1 > MAX_COMPOSITE_HOPS:
+            return chain
+        following = [index.resolve(c.ref) for c in last.composites]
+        stack.extend([*chain, hop] for hop in reversed(following) if hop is not None)
+    return None

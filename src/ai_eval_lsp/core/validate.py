@@ -1,0 +1,339 @@
+"""Schema validation with the check's `kind` as discriminator.
+
+The top level is validated with `checks.items` left open, and each check against its own kind's
+definition only, so a problem names the field and kind at fault instead of "does not match any of
+the oneOf branches". Because every kind's definition pins its kind with `const`, a document gets
+no schema problem exactly when the combined schema accepts it.
+
+Two engines give the same violations: jsonschema-rs on the fast path, python-jsonschema as the
+reference. Both are normalised to `Violation`, and messages are built from that alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.schema import (
+    DRAFT_2020_12,
+    CombinedSchema,
+    compile_validator,
+    core_schema,
+    properties_at,
+)
+from ai_eval_lsp.core.yamltree import Node
+
+Engine = Literal["fast", "reference"]
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    keyword: str
+    path: Path
+    detail: tuple[Any, ...] = ()
+
+
+_UNKNOWN_KEY_KEYWORDS = frozenset({"unevaluatedProperties", "additionalProperties"})
+_RS_KEYWORDS = {"oneOfNotValid": "oneOf", "oneOfMultipleValid": "oneOf", "falseSchema": "false"}
+
+
+def _rs_violation(error: Any) -> Violation:
+    kind = error.kind
+    keyword = _RS_KEYWORDS.get(kind.name, kind.name)
+    fields = kind.as_dict()
+    detail: tuple[Any, ...]
+    if keyword == "required":
+        detail = (fields["property"],)
+    elif keyword in _UNKNOWN_KEY_KEYWORDS:
+        detail = tuple(sorted(fields["unexpected"]))
+    elif keyword == "type":
+        detail = tuple(sorted(fields["types"]))
+    elif keyword == "enum":
+        detail = tuple(fields["options"])
+    elif keyword == "const":
+        detail = (fields["expected_value"],)
+    elif "limit" in fields:
+        detail = (fields["limit"],)
+    elif keyword == "pattern":
+        detail = (fields["pattern"],)
+    else:
+        detail = ()
+    return Violation(keyword, tuple(error.instance_path), detail)
+
+
+def _py_violation(error: Any) -> Violation:
+    keyword = error.validator
+    value = error.validator_value
+    detail: tuple[Any, ...]
+    if keyword == "required":
+        detail = (ast.literal_eval(error.message.rsplit(" is a required property", 1)[0]),)
+    elif keyword in _UNKNOWN_KEY_KEYWORDS:
+        listed = error.message[error.message.index("(") + 1 : error.message.rindex(" w")]
+        detail = tuple(sorted(ast.literal_eval(f"({listed},)")))
+    elif keyword == "type":
+        detail = tuple(sorted([value] if isinstance(value, str) else value))
+    elif keyword == "enum":
+        detail = tuple(value)
+    elif keyword in ("const", "pattern") or isinstance(value, int | float) and not isinstance(value, bool):
+        detail = (value,)
+    else:
+        detail = ()
+    return Violation(keyword, tuple(error.absolute_path), detail)
+
+
+class SchemaValidator:
+    """Validates a document's data; for a rubric, one kind definition per check."""
+
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        engine: Engine = "fast",
+        combined: CombinedSchema | None = None,
+        subject: str = "rubric",
+    ) -> None:
+        self.combined = combined
+        self.subject = subject
+        self.engine = engine
+        self._top_schema = schema
+        self._validators: dict[str, Callable[[Any], list[Violation]]] = {}
+
+    @classmethod
+    def for_rubrics(cls, combined: CombinedSchema, engine: Engine = "fast") -> SchemaValidator:
+        top = copy.deepcopy(combined.schema)
+        top["properties"]["checks"]["items"] = True
+        return cls(top, engine, combined)
+
+    @classmethod
+    def for_cases(cls, engine: Engine = "fast") -> SchemaValidator:
+        return cls(core_schema("cases.schema.json"), engine, subject="cases file")
+
+    @property
+    def kinds(self) -> Mapping[str, Any]:
+        return self.combined.origins if self.combined else {}
+
+    def top_violations(self, data: Any) -> list[Violation]:
+        return self._validator("")(data)
+
+    def check_violations(self, kind: str, check: Any) -> list[Violation]:
+        return self._validator(kind)(check)
+
+    def _validator(self, kind: str) -> Callable[[Any], list[Violation]]:
+        found = self._validators.get(kind)
+        if found is None:
+            found = self._validators[kind] = self._compile(kind)
+        return found
+
+    def _compile(self, kind: str) -> Callable[[Any], list[Violation]]:
+        defs = self._top_schema.get("$defs", {})
+        if self.engine == "reference":
+            import jsonschema
+
+            schema = self._top_schema if not kind else {"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/check_{kind}"}
+            reference = jsonschema.Draft202012Validator(schema)
+            return lambda data: [_py_violation(e) for e in reference.iter_errors(data)]
+        if kind:
+            fast = compile_validator(defs, f"check_{kind}")
+        else:
+            import jsonschema_rs
+
+            fast = jsonschema_rs.validator_for(self._top_schema)
+        return lambda data: [] if fast.is_valid(data) else [_rs_violation(e) for e in fast.iter_errors(data)]
+
+    def properties(self, kind: str, path: Sequence[str | int]) -> list[str]:
+        """Field names the schema declares at `path` of the top level or of a check of `kind`."""
+        start = self.combined.definition(kind) if kind and self.combined else self._top_schema
+        return properties_at(start, path, self._top_schema)
+
+    def validate(self, root: Node, text: str) -> list[Problem]:
+        """Every schema problem of a parsed rubric, at the range of the key or value at fault."""
+        problems = self._located(root, "", self.top_violations(root.value), text)
+        checks = root.at(("checks",))
+        if self.combined is None or not isinstance(root.value, dict) or checks is None or checks.items is None:
+            return problems
+        for index, check in enumerate(checks.items):
+            problems.extend(self._validate_check(index, check, text))
+        return problems
+
+    def _validate_check(self, index: int, check: Node, text: str) -> list[Problem]:
+        assert self.combined is not None
+        where = f"checks[{index}]"
+        if check.entries is None:
+            return [Problem("schema", f"{where} must be a mapping with a `kind`, not {_a(check.value)}", check.span)]
+        entry = check.entries.get("kind")
+        if entry is None:
+            return [
+                Problem(
+                    "schema",
+                    f"{where} has no `kind`: every check needs one; the kinds are {self.combined.describe_kinds()}",
+                    check.head(),
+                    {"field": "kind"},
+                )
+            ]
+        kind = entry.value.value
+        if not isinstance(kind, str) or kind not in self.kinds:
+            return [self._unknown_kind(kind, entry.value)]
+        return self._located(check, kind, self.check_violations(kind, check.value), text)
+
+    def _unknown_kind(self, kind: Any, node: Node) -> Problem:
+        assert self.combined is not None
+        if not isinstance(kind, str):
+            return Problem(
+                "unknown-kind",
+                f"`kind` must be the name of a check kind, not {_a(kind)}; the kinds are {self.combined.describe_kinds()}",
+                node.span,
+            )
+        close = difflib.get_close_matches(kind, list(self.kinds), n=3, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        return Problem(
+            "unknown-kind",
+            f"unknown check kind `{kind}`{hint}; the kinds are {self.combined.describe_kinds()}. "
+            "A kind from a plugin is known only where its plugin is installed",
+            node.span,
+            {"kind": kind, "suggestions": close},
+        )
+
+    def _located(self, node: Node, kind: str, violations: list[Violation], text: str) -> list[Problem]:
+        """Turn violations of one validated value into problems; `kind` is "" at the top level."""
+        problems: list[Problem] = []
+        # A failed rule makes every field its schema declares "unevaluated"; that echo is dropped.
+        cascade = any(v.keyword not in _UNKNOWN_KEY_KEYWORDS for v in violations) or len(violations) > 1
+        for violation in violations:
+            target = node.at(violation.path) or node
+            if violation.keyword in _UNKNOWN_KEY_KEYWORDS:
+                problems.extend(self._unknown_keys(violation, target, kind, violation.path, cascade))
+            else:
+                problems.append(_message(violation, target, kind, violation.path, text, self.subject))
+        return problems
+
+    def _unknown_keys(
+        self, violation: Violation, target: Node, kind: str, path: Path, cascade: bool
+    ) -> Iterable[Problem]:
+        known = self.properties(kind, path)
+        owner = _owner(kind, path) if kind or path else f"a {self.subject}"
+        for key in violation.detail:
+            entry = target.get(key)
+            span = entry.key.span if entry else target.head()
+            if key in known:
+                if not cascade:  # nothing else failed, so the schema really forbids it here
+                    yield Problem("schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span)
+                continue
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" (did you mean `{close[0]}`?)" if close else f"; the fields of {owner} are {_listing(known)}"
+            yield Problem(
+                "unknown-key",
+                f"{_prefix(kind)}`{key}` is not a field of {owner}{hint}",
+                span,
+                {"key": key, "suggestions": close},
+            )
+
+
+def _prefix(kind: str) -> str:
+    return f"{kind} check: " if kind else ""
+
+
+def _owner(kind: str, path: Path) -> str:
+    names = [step for step in path if isinstance(step, str)]
+    if names:
+        return f"`{names[-1]}`" if kind or len(names) > 1 else names[-1]
+    return kind
+
+
+def _field(kind: str, path: Path, subject: str) -> str:
+    if not path:
+        return "the check" if kind else f"the {subject}"
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return f"`{text}`"
+
+
+def _listing(names: Iterable[Any]) -> str:
+    return ", ".join(f"`{name}`" for name in names)
+
+
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "empty (null)",
+}
+
+_PATTERN_HINTS = {
+    "^[a-z][a-z0-9_]*$": "snake_case: lowercase letters, digits and `_`, starting with a letter",
+    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z][0-9A-Za-z.-]*)?$": (
+        "a version such as `1.0`, `1.2.3` or `2.0.0-beta`"
+    ),
+}
+
+
+def _a(value: Any) -> str:
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _message(violation: Violation, target: Node, kind: str, path: Path, text: str, subject: str) -> Problem:
+    keyword, detail, value = violation.keyword, violation.detail, target.value
+    prefix, name = _prefix(kind), _field(kind, path, subject)
+    span = target.span if keyword != "required" else target.head()
+    data: dict[str, Any] = {}
+    if keyword == "required":
+        field = detail[0]
+        where = "" if not path else f" in {name}"
+        message = f"{prefix}missing required field `{field}`{where}"
+        data = {"field": field, "kind": kind}
+    elif keyword == "type":
+        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in detail)
+        message = f"{prefix}{name} must be {wanted}, not {_a(value)}"
+        if path == ("version",) and subject == "rubric" and not kind and isinstance(value, int | float):
+            source = text[target.start_index : target.end_index]
+            message += f": YAML reads `{source}` as a number; quote it as \"{source}\""
+            data = {"replacement": f'"{source}"'}
+    elif keyword == "enum":
+        options = [str(option) for option in detail]
+        close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        message = f"{prefix}{name} must be one of {_listing(options)}, not `{_show(value)}`{hint}"
+        data = {"suggestions": close}
+    elif keyword == "const":
+        message = f"{prefix}{name} must be `{_show(detail[0])}`"
+    elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        bound = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}[keyword]
+        message = f"{prefix}{name} must be {bound} {detail[0]}, not {_show(value)}"
+    elif keyword in ("minItems", "maxItems"):
+        bound = "at least" if keyword == "minItems" else "at most"
+        message = f"{prefix}{name} must have {bound} {detail[0]} item{'s' if detail[0] != 1 else ''}"
+    elif keyword in ("minLength", "maxLength"):
+        bound = "at least" if keyword == "minLength" else "at most"
+        message = f"{prefix}{name} must be {bound} {detail[0]} character{'s' if detail[0] != 1 else ''} long"
+    elif keyword == "uniqueItems":
+        repeated = next((item for i, item in enumerate(value) if item in value[:i]), None)
+        message = f"{prefix}{name} lists `{_show(repeated)}` more than once; each item must be unique"
+    elif keyword == "pattern":
+        hint = _PATTERN_HINTS.get(detail[0])
+        message = f"{prefix}{name} `{_show(value)}` does not match `{detail[0]}`" + (f" ({hint})" if hint else "")
+    else:
+        message = f"{prefix}{name} is not valid: it breaks the schema's `{keyword}` rule"
+    return Problem("schema", message, span, data)

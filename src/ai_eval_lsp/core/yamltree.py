@@ -1,0 +1,385 @@
+"""YAML text to a tree of plain values that keeps the range of every key and value.
+
+The tree is composed here from the parser's event stream, so both parsers feed one composer:
+libyaml (through PyYAML's C parser) on the fast path, ruamel.yaml on the reference path.
+Scalars are resolved by the YAML 1.2 core schema in both, no tag constructs an object, and
+the composer is iterative, so neither deep nesting nor aliases can exhaust the stack or memory.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ai_eval_lsp.core.problems import Position, Problem, Span
+
+Parser = Literal["fast", "reference"]
+
+MAX_DEPTH = 200
+"""Deeper nesting is reported and cut: no rubric needs it, and validators recurse per level."""
+
+MAX_ALIAS_EXPANSION = 100_000
+"""How many nodes aliases may add to a document before it is treated as an alias bomb."""
+
+_CORE = "tag:yaml.org,2002:"
+_NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT10 = re.compile(r"[-+]?[0-9]+\Z")
+_INT8 = re.compile(r"0o[0-7]+\Z")
+_INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF = re.compile(r"([-+]?)\.(?:inf|Inf|INF)\Z")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+
+
+def resolve_plain(text: str) -> Any:
+    """The value of an untagged plain scalar under the YAML 1.2 core schema."""
+    if _NULL.match(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT10.match(text):
+        return _to_int(text, 10)
+    if _INT8.match(text):
+        return _to_int(text[2:], 8)
+    if _INT16.match(text):
+        return _to_int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    inf = _INF.match(text)
+    if inf:
+        return -math.inf if inf.group(1) == "-" else math.inf
+    if _NAN.match(text):
+        return math.nan
+    return text
+
+
+def _to_int(digits: str, base: int) -> int | float:
+    try:
+        return int(digits, base)
+    except ValueError:  # more digits than Python converts: keep the magnitude
+        return float(digits) if base == 10 else math.inf
+
+
+class Node:
+    """A value of the document with its range; mappings and sequences keep their children."""
+
+    __slots__ = ("entries", "items", "span", "start_index", "end_index", "style", "value")
+
+    def __init__(self, value: Any, span: Span, start_index: int, end_index: int, style: str) -> None:
+        self.value = value
+        self.span = span
+        self.start_index = start_index
+        self.end_index = end_index
+        self.style = style
+        self.entries: dict[str, Entry] | None = None
+        self.items: list[Node] | None = None
+
+    @property
+    def is_mapping(self) -> bool:
+        return self.entries is not None
+
+    @property
+    def is_sequence(self) -> bool:
+        return self.items is not None
+
+    def get(self, key: str) -> Entry | None:
+        return self.entries.get(key) if self.entries is not None else None
+
+    def at(self, path: Iterable[str | int]) -> Node | None:
+        """The node at a path of keys and indexes, or None where the path leaves the tree."""
+        node: Node | None = self
+        for step in path:
+            if node is None:
+                return None
+            if isinstance(step, int) and node.items is not None:
+                node = node.items[step] if 0 <= step < len(node.items) else None
+            elif isinstance(step, str) and node.entries is not None:
+                entry = node.entries.get(step)
+                node = entry.value if entry else None
+            else:
+                return None
+        return node
+
+    def head(self) -> Span:
+        """Where to report something about the whole node: its first line, for a block mapping."""
+        if self.entries:
+            first = next(iter(self.entries.values()))
+            return Span(self.span.start, first.key.span.end)
+        return self.span
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    key: Node
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    root: Node | None
+    problems: list[Problem]
+
+
+def decode(data: bytes) -> tuple[str, list[Problem]]:
+    """Text of a file's bytes; bytes that are not UTF-8 are replaced and reported where they are."""
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as err:
+        before = data[: err.start].decode("utf-8-sig", errors="replace")
+        line = before.count("\n")
+        column = len(before) - before.rfind("\n") - 1
+        problem = Problem(
+            "yaml-syntax",
+            f"the file is not valid UTF-8: byte 0x{data[err.start]:02x} cannot be decoded; "
+            "save the file as UTF-8",
+            Span.of(line, column, line, column + 1),
+        )
+        return data.decode("utf-8-sig", errors="replace"), [problem]
+
+
+def parse(text: str, parser: Parser = "fast") -> ParseResult:
+    """Compose the first YAML document of `text`; every problem found is returned, never raised."""
+    composer = _Composer(text)
+    try:
+        composer.run(_events(text, parser))
+    except _TooDeep as deep:
+        return ParseResult(None, [deep.problem])
+    except Exception as err:  # every parser error is reported as the one syntax problem
+        mark = getattr(err, "problem_mark", None)
+        if parser == "fast" and mark is not None and "maximum nesting depth" in str(err):
+            # libyaml gives up at its own, deeper limit: the reference parser finds where ours is
+            # passed, and stops there, so reading only up to libyaml's stop bounds its cost.
+            return parse(text[: mark.index], "reference")
+        return ParseResult(None, [_syntax_problem(text, err)])
+    return ParseResult(composer.root, composer.problems)
+
+
+def _events(text: str, parser: Parser) -> Iterator[Any]:
+    if parser == "fast":
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        return yaml.parse(text, Loader=loader)
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=True).parse(text)  # type: ignore[no-any-return]
+
+
+def _syntax_problem(text: str, err: Exception) -> Problem:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+    lines = text.split("\n")
+    # Both parsers stop at the end of the stream in their own way: report the last line written.
+    if line >= len(lines) or column >= len(lines[line].rstrip()):
+        line = min(line, len(lines) - 1)
+        while line > 0 and not lines[line].strip():
+            line -= 1
+        content = lines[line].rstrip()
+        column = len(content) - len(content.lstrip())
+    end = max(len(lines[line].rstrip()), column + 1)
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    context = getattr(err, "context", None)
+    detail = f"{problem} ({context})" if context else str(problem)
+    return Problem("yaml-syntax", f"YAML syntax error: {detail}", Span.of(line, column, line, end))
+
+
+def _span(event: Any) -> Span:
+    start, end = event.start_mark, event.end_mark
+    return Span(Position(start.line, start.column), Position(end.line, end.column))
+
+
+class _TooDeep(Exception):
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+
+
+class _Frame:
+    """A mapping or sequence being composed, with what its next child is."""
+
+    __slots__ = ("anchor", "key", "node", "weight")
+
+    def __init__(self, node: Node, anchor: str | None) -> None:
+        self.node = node
+        self.anchor = anchor
+        self.key: Node | None = None  # a mapping's key waiting for its value
+        self.weight = 1  # nodes in this subtree once aliases are expanded
+
+
+class _Composer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.root: Node | None = None
+        self.problems: list[Problem] = []
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, tuple[Node, int]] = {}
+        self.open_anchors: set[str] = set()
+        self.alias_expansion = 0
+        self.documents = 0
+
+    def report(self, message: str, span: Span, code: str = "yaml-syntax") -> None:
+        self.problems.append(Problem(code, message, span))
+
+    def run(self, events: Iterator[Any]) -> None:
+        handlers: dict[str, Callable[[Any], None]] = {
+            "ScalarEvent": self.scalar,
+            "MappingStartEvent": self.start_mapping,
+            "SequenceStartEvent": self.start_sequence,
+            "MappingEndEvent": self.end_collection,
+            "SequenceEndEvent": self.end_collection,
+            "AliasEvent": self.alias,
+        }
+        for event in events:
+            name = type(event).__name__
+            if name in handlers:
+                handlers[name](event)
+            elif name == "DocumentStartEvent":
+                self.documents += 1
+                if self.documents > 1:
+                    line = event.start_mark.line
+                    self.report(
+                        f"a rubric file holds one YAML document, but a second one starts at line "
+                        f"{line + 1}; move it to a file of its own",
+                        _span(event) if event.explicit else Span.of(line, 0, line, 3),
+                    )
+                    return
+
+    def scalar(self, event: Any) -> None:
+        text: str = event.value
+        style = event.style or ""
+        tag = event.tag
+        if tag is None or tag == "!":
+            value = resolve_plain(text) if not style and event.implicit[0] else text
+        else:
+            value = self.tagged(tag, text, event)
+        node = Node(value, _span(event), event.start_mark.index, event.end_mark.index, style)
+        self.attach(node, 1, event.anchor)
+
+    def tagged(self, tag: str, text: str, event: Any) -> Any:
+        if tag == _CORE + "str":
+            return text
+        if tag in (_CORE + "int", _CORE + "float", _CORE + "bool", _CORE + "null"):
+            value = resolve_plain(text)
+            wanted = {"int": int, "float": float, "bool": bool, "null": type(None)}[tag[len(_CORE) :]]
+            if tag == _CORE + "float" and isinstance(value, int) and not isinstance(value, bool):
+                return float(value)
+            if type(value) is wanted:
+                return value
+            self.report(f"`{text}` is not a valid {tag[len(_CORE):]}; it is read as a string", _span(event))
+            return text
+        self.report(
+            f"the tag `{tag}` is not supported: rubrics are plain YAML, so the value is read "
+            "without it; remove the tag",
+            _span(event),
+        )
+        return resolve_plain(text) if not event.style else text
+
+    def start_mapping(self, event: Any) -> None:
+        node = self.start_collection(event, {})
+        if node is not None:
+            node.entries = {}
+
+    def start_sequence(self, event: Any) -> None:
+        node = self.start_collection(event, [])
+        if node is not None:
+            node.items = []
+
+    def start_collection(self, event: Any, value: dict[str, Any] | list[Any]) -> Node | None:
+        if event.tag not in (None, "!", _CORE + "map", _CORE + "seq"):
+            self.report(
+                f"the tag `{event.tag}` is not supported: rubrics are plain YAML, so the value is "
+                "read without it; remove the tag",
+                _span(event),
+            )
+        if len(self.stack) >= MAX_DEPTH:
+            raise _TooDeep(
+                Problem(
+                    "yaml-syntax",
+                    f"values are nested more than {MAX_DEPTH} levels deep; the file is not read "
+                    "past this point: flatten the value",
+                    _span(event),
+                )
+            )
+        node = Node(value, _span(event), event.start_mark.index, event.end_mark.index, "")
+        if event.anchor is not None:
+            self.open_anchors.add(event.anchor)
+        self.stack.append(_Frame(node, event.anchor))
+        return node
+
+    def end_collection(self, event: Any) -> None:
+        frame = self.stack.pop()
+        node = frame.node
+        node.span = Span(node.span.start, Position(event.end_mark.line, event.end_mark.column))
+        node.end_index = event.end_mark.index
+        if frame.key is not None:  # a key without a value cannot happen in a valid stream
+            self.report("a mapping key has no value", frame.key.span)
+        if frame.anchor is not None:
+            self.open_anchors.discard(frame.anchor)
+        self.attach(node, frame.weight, frame.anchor)
+
+    def alias(self, event: Any) -> None:
+        name = event.anchor
+        span = _span(event)
+        null = Node(None, span, event.start_mark.index, event.end_mark.index, "")
+        if name in self.open_anchors:
+            self.report(f"the alias `*{name}` refers to a value that contains it; recursive values are not allowed", span)
+            self.attach(null, 1, None)
+            return
+        if name not in self.anchors:
+            self.report(f"the alias `*{name}` names no anchor; define `&{name}` before using it", span)
+            self.attach(null, 1, None)
+            return
+        target, weight = self.anchors[name]
+        if self.alias_expansion + weight > MAX_ALIAS_EXPANSION:
+            if self.alias_expansion <= MAX_ALIAS_EXPANSION:
+                self.report(
+                    f"aliases expand this document by more than {MAX_ALIAS_EXPANSION:,} values (an "
+                    f"alias bomb?); `*{name}` and the aliases after it are left out",
+                    span,
+                )
+                self.alias_expansion = MAX_ALIAS_EXPANSION + 1
+            self.attach(null, 1, None)
+            return
+        self.alias_expansion += weight
+        # The alias shares the anchored value but is reported where the alias is written.
+        shared = Node(target.value, span, event.start_mark.index, event.end_mark.index, target.style)
+        shared.entries, shared.items = target.entries, target.items
+        self.attach(shared, weight, None)
+
+    def attach(self, node: Node, weight: int, anchor: str | None) -> None:
+        if anchor is not None:
+            self.anchors[anchor] = (node, weight)
+        if not self.stack:
+            self.root = node
+            return
+        frame = self.stack[-1]
+        frame.weight += weight
+        parent = frame.node
+        if parent.items is not None:
+            parent.items.append(node)
+            parent.value.append(node.value)
+            return
+        assert parent.entries is not None
+        key = frame.key
+        if key is None:
+            frame.key = node
+            return
+        frame.key = None
+        if key.entries is not None or key.items is not None:
+            self.report("a key must be a plain value, not a mapping or a list", key.span)
+            return
+        # Keys are field names: `1:` or `true:` name the field "1" or "true", whatever their type.
+        name = key.value if isinstance(key.value, str) else self.text[key.start_index : key.end_index]
+        previous = parent.entries.get(name)
+        if previous is not None:
+            self.report(
+                f"the key `{name}` is repeated; its first value, at line {previous.key.span.start.line + 1}, "
+                "is the one read: remove one of them",
+                key.span,
+            )
+            return
+        parent.entries[name] = Entry(key, node)
+        parent.value[name] = node.value

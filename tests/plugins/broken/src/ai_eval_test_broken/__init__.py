@@ -1,0 +1,41 @@
+"""Executors that misbehave, to prove each is isolated and reported."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+NOT_AN_EXECUTOR = 42
+
+
+class RaisesInDefinitions:
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        return check.get("kind") == "never_defined"
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> Any:
+        raise RuntimeError("never reached")
+
+    def check_schema_definitions(self) -> dict[str, Any]:
+        raise RuntimeError("definitions are on fire")
+
+
+class MalformedDefinitions:
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        return False
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> Any:
+        raise RuntimeError("never reached")
+
+    def check_schema_definitions(self) -> dict[str, Any]:
+        return {
+            "unpinned": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
+            "not_required": {"type": "object", "properties": {"kind": {"const": "not_required"}}},
+            "not_a_schema": 5,
+            "bad_keyword": {"type": "nonsense", "required": ["kind"], "properties": {"kind": {"const": "bad_keyword"}}},
+            "dangling_ref": {
+                "allOf": [{"$ref": "#/$defs/nowhere"}],
+                "required": ["kind"],
+                "properties": {"kind": {"const": "dangling_ref"}},
+            },
+            "Bad-Name": {"required": ["kind"], "properties": {"kind": {"const": "Bad-Name"}}},
+        }

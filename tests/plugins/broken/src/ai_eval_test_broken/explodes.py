@@ -1,0 +1,1 @@
+raise ImportError("this plugin cannot be imported")
