@@ -57,17 +57,18 @@ class Registry:
         return found + self.fragment_problems + [str(problem) for problem in self.combined.problems]
 
     def dispatch(self, check: Mapping[str, Any]) -> tuple[str | None, str | None]:
-        """Who runs a check: (`core` or the plugin's name, None), (None, None) or (None, an error)."""
-        kind = check.get("kind")
-        if kind in EXECUTED_CORE_KINDS:
+        """Who runs a check: (`core` or the plugin, None); (None, None) when nobody claims it;
+        (None, why) when nobody does and a plugin's `applies()` raised on the way."""
+        if check.get("kind") in EXECUTED_CORE_KINDS:
             return CORE.name, None
+        error = None
         for plugin in self.executors:
             try:
                 if plugin.executor.applies(check):
                     return str(plugin.origin), None
-            except Exception as err:
-                return None, f"{plugin.origin} raised in applies(): {type(err).__name__}: {err}"
-        return None, None
+            except Exception as err:  # isolated: the next executor may still claim the check
+                error = error or f"{plugin.origin} raised in applies(): {type(err).__name__}: {err}"
+        return None, error
 
 
 def discover(fragments: Sequence[Path] = (), group: str = EXECUTOR_GROUP) -> Registry:

@@ -191,7 +191,7 @@ def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: Rubr
     chain = _first_bad_chain(summary, target, index)
     if chain is None:
         return None
-    names = " → ".join(s.name for s in chain)
+    names = " → ".join(str(s.id) for s in chain)
     related = tuple(Related(s.path, s.id_span, f"`{s.name}`") for s in chain[1:] if s.id_span is not None)
     if chain[-1] in chain[:-1]:
         return Problem(

@@ -270,12 +270,19 @@ class _Composer:
                 return value
             self.report(f"`{text}` is not a valid {tag[len(_CORE):]}; it is read as a string", _span(event))
             return text
-        self.report(
-            f"the tag `{tag}` is not supported: rubrics are plain YAML, so the value is read "
-            "without it; remove the tag",
-            _span(event),
-        )
+        self.unsupported_tag(event)
         return resolve_plain(text) if not event.style else text
+
+    def unsupported_tag(self, event: Any) -> None:
+        """Report a tag where it is written; it is never constructed, only left out."""
+        start = event.start_mark
+        written = re.match(r"!\S*", self.text[start.index :])
+        width = len(written.group()) if written else 1
+        self.report(
+            f"the tag `{written.group() if written else event.tag}` is not supported: rubrics are "
+            "plain YAML, so the value is read without it; remove the tag",
+            Span.of(start.line, start.column, start.line, start.column + width),
+        )
 
     def start_mapping(self, event: Any) -> None:
         node = self.start_collection(event, {})
@@ -289,11 +296,7 @@ class _Composer:
 
     def start_collection(self, event: Any, value: dict[str, Any] | list[Any]) -> Node | None:
         if event.tag not in (None, "!", _CORE + "map", _CORE + "seq"):
-            self.report(
-                f"the tag `{event.tag}` is not supported: rubrics are plain YAML, so the value is "
-                "read without it; remove the tag",
-                _span(event),
-            )
+            self.unsupported_tag(event)
         if len(self.stack) >= MAX_DEPTH:
             raise _TooDeep(
                 Problem(

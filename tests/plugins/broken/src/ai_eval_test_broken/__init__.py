@@ -39,3 +39,26 @@ class MalformedDefinitions:
             },
             "Bad-Name": {"required": ["kind"], "properties": {"kind": {"const": "Bad-Name"}}},
         }
+
+
+class RaisesInApplies:
+    """Defines the `fragile` kind, then raises when asked whether it runs a `fragile` check."""
+
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        if check.get("kind") == "fragile":
+            raise ValueError("applies() is on fire")
+        return False
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> Any:
+        raise RuntimeError("never reached")
+
+    def check_schema_definitions(self) -> dict[str, Any]:
+        return {
+            "fragile": {
+                "allOf": [
+                    {"$ref": "#/$defs/check_base"},
+                    {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "fragile"}}},
+                ],
+                "unevaluatedProperties": False,
+            }
+        }
