@@ -44,6 +44,7 @@ def analyse_rubric(path: str, text: str, rules: Rules, decode_problems: list[Pro
         problems.extend(lint_rubric(root, text, rules.validator.kinds, rules.dispatch))
     elif not parsed.problems:
         problems.append(_empty("rubric", "`id`, `version`, `checks` and `scoring`", root))
+    problems.sort(key=Problem.sort_key)
     return Analysis(path, text, root, summarize(path, root), problems)
 
 

@@ -50,6 +50,8 @@ def _rs_violation(error: Any) -> Violation:
     detail: tuple[Any, ...]
     if keyword == "required":
         detail = (fields["property"],)
+    elif keyword == "propertyNames":
+        detail = (fields["error"].instance,)
     elif keyword in _UNKNOWN_KEY_KEYWORDS:
         detail = tuple(sorted(fields["unexpected"]))
     elif keyword == "type":
@@ -71,6 +73,8 @@ def _py_violation(error: Any) -> Violation:
     keyword = error.validator
     value = error.validator_value
     detail: tuple[Any, ...]
+    if "propertyNames" in error.absolute_schema_path:  # reported on the key, at the object's path
+        return Violation("propertyNames", tuple(error.absolute_path), (error.instance,))
     if keyword == "required":
         detail = (ast.literal_eval(error.message.rsplit(" is a required property", 1)[0]),)
     elif keyword in _UNKNOWN_KEY_KEYWORDS:
@@ -299,11 +303,16 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
     prefix, name = _prefix(kind), _field(kind, path, subject)
     span = target.span if keyword != "required" else target.head()
     data: dict[str, Any] = {}
+    if keyword == "propertyNames":
+        entry = target.get(detail[0])
+        span = entry.key.span if entry else span
     if keyword == "required":
         field = detail[0]
         where = "" if not path else f" in {name}"
         message = f"{prefix}missing required field `{field}`{where}"
         data = {"field": field, "kind": kind}
+    elif keyword == "propertyNames":
+        message = f"{prefix}{name} cannot have the key `{_show(detail[0])}`: it breaks the schema's `propertyNames` rule"
     elif keyword == "type":
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in detail)
         message = f"{prefix}{name} must be {wanted}, not {_a(value)}"

@@ -1,13 +1,15 @@
 """YAML text to a tree of plain values that keeps the range of every key and value.
 
 The tree is composed here from the parser's event stream, so both parsers feed one composer:
-libyaml (through PyYAML's C parser) on the fast path, ruamel.yaml on the reference path.
+libyaml (through PyYAML's C parser) on the fast path, ruamel.yaml on the reference path. A
+document libyaml rejects is handed to ruamel.yaml, so broken documents read the same on both.
 Scalars are resolved by the YAML 1.2 core schema in both, no tag constructs an object, and
 the composer is iterative, so neither deep nesting nor aliases can exhaust the stack or memory.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -25,22 +27,27 @@ MAX_ALIAS_EXPANSION = 100_000
 """How many nodes aliases may add to a document before it is treated as an alias bomb."""
 
 _CORE = "tag:yaml.org,2002:"
-_NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
-_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("", "~", "null", "Null", "NULL")),
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+}
+_NUMBER_START = frozenset("0123456789+-.")
 _INT10 = re.compile(r"[-+]?[0-9]+\Z")
 _INT8 = re.compile(r"0o[0-7]+\Z")
 _INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
-_INF = re.compile(r"([-+]?)\.(?:inf|Inf|INF)\Z")
-_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
 
 
 def resolve_plain(text: str) -> Any:
     """The value of an untagged plain scalar under the YAML 1.2 core schema."""
-    if _NULL.match(text):
-        return None
-    if text in _BOOL:
-        return _BOOL[text]
+    if text in _WORDS:
+        return _WORDS[text]
+    if text[0] not in _NUMBER_START:  # most scalars: settled without a regex
+        return text
     if _INT10.match(text):
         return _to_int(text, 10)
     if _INT8.match(text):
@@ -49,11 +56,6 @@ def resolve_plain(text: str) -> Any:
         return _to_int(text[2:], 16)
     if _FLOAT.match(text):
         return float(text)
-    inf = _INF.match(text)
-    if inf:
-        return -math.inf if inf.group(1) == "-" else math.inf
-    if _NAN.match(text):
-        return math.nan
     return text
 
 
@@ -65,18 +67,37 @@ def _to_int(digits: str, base: int) -> int | float:
 
 
 class Node:
-    """A value of the document with its range; mappings and sequences keep their children."""
+    """A value of the document with its range; mappings and sequences keep their children.
 
-    __slots__ = ("entries", "items", "span", "start_index", "end_index", "style", "value")
+    Positions are kept as plain ints (the range is built on demand): a document has one node
+    per value, and building ranges eagerly was most of the composer's cost.
+    """
 
-    def __init__(self, value: Any, span: Span, start_index: int, end_index: int, style: str) -> None:
+    __slots__ = (
+        "column",
+        "end_column",
+        "end_index",
+        "end_line",
+        "entries",
+        "items",
+        "line",
+        "start_index",
+        "style",
+        "value",
+    )
+
+    def __init__(self, value: Any, start: Any, end: Any, style: str) -> None:
+        """`start` and `end` are parser marks: `line`, `column` and `index`, all 0-based."""
         self.value = value
-        self.span = span
-        self.start_index = start_index
-        self.end_index = end_index
+        self.line, self.column, self.start_index = start.line, start.column, start.index
+        self.end_line, self.end_column, self.end_index = end.line, end.column, end.index
         self.style = style
         self.entries: dict[str, Entry] | None = None
         self.items: list[Node] | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span.of(self.line, self.column, self.end_line, self.end_column)
 
     @property
     def is_mapping(self) -> bool:
@@ -144,17 +165,26 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
 def parse(text: str, parser: Parser = "fast") -> ParseResult:
     """Compose the first YAML document of `text`; every problem found is returned, never raised."""
     composer = _Composer(text)
+    collecting = gc.isenabled()
+    gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
     try:
         composer.run(_events(text, parser))
     except _TooDeep as deep:
         return ParseResult(None, [deep.problem])
     except Exception as err:  # every parser error is reported as the one syntax problem
-        mark = getattr(err, "problem_mark", None)
-        if parser == "fast" and mark is not None and "maximum nesting depth" in str(err):
-            # libyaml gives up at its own, deeper limit: the reference parser finds where ours is
-            # passed, and stops there, so reading only up to libyaml's stop bounds its cost.
-            return parse(text[: mark.index], "reference")
+        if parser == "fast":
+            # libyaml is a YAML 1.1 parser and words its errors its own way: a document it
+            # rejects is read by the reference parser, which decides and reports for both.
+            mark = getattr(err, "problem_mark", None)
+            if mark is not None and "maximum nesting depth" in str(err):
+                # ruamel.yaml is quadratic in nesting depth; reading up to where libyaml stopped
+                # (past our own limit) bounds its cost.
+                return parse(text[: mark.index], "reference")
+            return parse(text, "reference")
         return ParseResult(None, [_syntax_problem(text, err)])
+    finally:
+        if collecting:
+            gc.enable()
     return ParseResult(composer.root, composer.problems)
 
 
@@ -232,11 +262,15 @@ class _Composer:
             "SequenceEndEvent": self.end_collection,
             "AliasEvent": self.alias,
         }
+        by_type: dict[type, Callable[[Any], None] | None] = {}
         for event in events:
-            name = type(event).__name__
-            if name in handlers:
-                handlers[name](event)
-            elif name == "DocumentStartEvent":
+            kind = type(event)
+            if kind not in by_type:
+                by_type[kind] = handlers.get(kind.__name__)
+            handler = by_type[kind]
+            if handler is not None:
+                handler(event)
+            elif kind.__name__ == "DocumentStartEvent":
                 self.documents += 1
                 if self.documents > 1:
                     line = event.start_mark.line
@@ -251,12 +285,16 @@ class _Composer:
         text: str = event.value
         style = event.style or ""
         tag = event.tag
-        if tag is None or tag == "!":
+        frame = self.stack[-1] if self.stack else None
+        if frame is not None and frame.key is None and frame.node.entries is not None:
+            value: Any = text  # a mapping key: a field name, whatever its scalar type
+            if tag not in (None, "!", _CORE + "str"):
+                self.unsupported_tag(event)
+        elif tag is None or tag == "!":
             value = resolve_plain(text) if not style and event.implicit[0] else text
         else:
             value = self.tagged(tag, text, event)
-        node = Node(value, _span(event), event.start_mark.index, event.end_mark.index, style)
-        self.attach(node, 1, event.anchor)
+        self.attach(Node(value, event.start_mark, event.end_mark, style), 1, event.anchor)
 
     def tagged(self, tag: str, text: str, event: Any) -> Any:
         if tag == _CORE + "str":
@@ -306,7 +344,7 @@ class _Composer:
                     _span(event),
                 )
             )
-        node = Node(value, _span(event), event.start_mark.index, event.end_mark.index, "")
+        node = Node(value, event.start_mark, event.end_mark, "")
         if event.anchor is not None:
             self.open_anchors.add(event.anchor)
         self.stack.append(_Frame(node, event.anchor))
@@ -315,8 +353,8 @@ class _Composer:
     def end_collection(self, event: Any) -> None:
         frame = self.stack.pop()
         node = frame.node
-        node.span = Span(node.span.start, Position(event.end_mark.line, event.end_mark.column))
-        node.end_index = event.end_mark.index
+        end = event.end_mark
+        node.end_line, node.end_column, node.end_index = end.line, end.column, end.index
         if frame.key is not None:  # a key without a value cannot happen in a valid stream
             self.report("a mapping key has no value", frame.key.span)
         if frame.anchor is not None:
@@ -326,7 +364,7 @@ class _Composer:
     def alias(self, event: Any) -> None:
         name = event.anchor
         span = _span(event)
-        null = Node(None, span, event.start_mark.index, event.end_mark.index, "")
+        null = Node(None, event.start_mark, event.end_mark, "")
         if name in self.open_anchors:
             self.report(f"the alias `*{name}` refers to a value that contains it; recursive values are not allowed", span)
             self.attach(null, 1, None)
@@ -348,7 +386,7 @@ class _Composer:
             return
         self.alias_expansion += weight
         # The alias shares the anchored value but is reported where the alias is written.
-        shared = Node(target.value, span, event.start_mark.index, event.end_mark.index, target.style)
+        shared = Node(target.value, event.start_mark, event.end_mark, target.style)
         shared.entries, shared.items = target.entries, target.items
         self.attach(shared, weight, None)
 
@@ -371,11 +409,13 @@ class _Composer:
             frame.key = node
             return
         frame.key = None
-        if key.entries is not None or key.items is not None:
-            self.report("a key must be a plain value, not a mapping or a list", key.span)
+        name = key.value
+        if not isinstance(name, str):  # a mapping, a list, or an alias standing for one
+            self.report("a key must be a plain value, not a mapping, a list or an alias", key.span)
             return
-        # Keys are field names: `1:` or `true:` name the field "1" or "true", whatever their type.
-        name = key.value if isinstance(key.value, str) else self.text[key.start_index : key.end_index]
+        if name == "":
+            self.report("a key must not be empty: name the field", key.span)
+            return
         previous = parent.entries.get(name)
         if previous is not None:
             self.report(
@@ -384,5 +424,9 @@ class _Composer:
                 key.span,
             )
             return
+        if node.start_index == node.end_index and node.entries is None and node.items is None:
+            # An empty value has no text, and the parsers place it differently: its key stands in.
+            node.line, node.column, node.start_index = key.line, key.column, key.start_index
+            node.end_line, node.end_column, node.end_index = key.end_line, key.end_column, key.end_index
         parent.entries[name] = Entry(key, node)
         parent.value[name] = node.value
