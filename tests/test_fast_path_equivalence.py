@@ -5,6 +5,7 @@ combined schema accepts it. Checked on the fixtures and on generated rubrics, va
 
 from __future__ import annotations
 
+import copy
 import math
 import string
 from pathlib import Path
@@ -59,7 +60,7 @@ def test_fixtures_agree(path: Path, paths: tuple[Rules, Rules, jsonschema.Draft2
 ids = st.sampled_from(["polite", "tone", "c1", "c2", "Bad-Id", "", "naïve"])
 words = st.text(alphabet=string.ascii_letters + " éü😀:#-'\"", min_size=0, max_size=12)
 numbers = st.one_of(st.integers(-3, 200), st.floats(-1, 2, allow_nan=False), st.sampled_from([0.5, 1.5, -0.1]))
-junk = st.sampled_from([1, "x", [], {}, None, True, 2.5, ["a", 1]])
+junk = st.sampled_from([1, "x", [], {}, None, True, 2.5, ["a", 1]]).map(copy.deepcopy)  # fresh: mutate() edits them
 patterns = st.sampled_from(["^hi", "(a+)+$", "a{2,1}", "x(", "[", r"\d+", "é+", "(?P<n>x)"])
 
 
