@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from rubrics import TONE, rubric  # noqa: E402
+from rubrics import TONE, rubric
 
-from ai_eval_lsp.core.analysis import analyse_rubric  # noqa: E402
-from ai_eval_lsp.core.lints import lint_rubric  # noqa: E402
-from ai_eval_lsp.core.workspace import RubricIndex  # noqa: E402
-from ai_eval_lsp.core.yamltree import parse  # noqa: E402
-from ai_eval_lsp.project import Project  # noqa: E402
+from ai_eval_lsp.core.analysis import Rules, analyse_rubric
+from ai_eval_lsp.core.lints import lint_rubric
+from ai_eval_lsp.core.workspace import RubricIndex
+from ai_eval_lsp.core.yamltree import parse
+from ai_eval_lsp.project import Project
 
 SIZES = (10, 100, 1_000, 10_000)
 
@@ -39,6 +39,17 @@ def timed(action: Callable[[], object], repeat: int) -> tuple[float, float]:
     return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.95))]
 
 
+def stages_of(text: str, rules: Rules, index: RubricIndex) -> dict[str, Callable[[], object]]:
+    root = parse(text, rules.parser).root
+    assert root is not None
+    return {
+        "parse": lambda: parse(text, rules.parser),
+        "validate": lambda: rules.validator.validate(root, text),
+        "lints": lambda: lint_rubric(root, text, rules.validator.kinds, rules.dispatch),
+        "whole": lambda: analyse_rubric("big.rubric.yaml", text, rules).problems_in(index),
+    }
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--repeat", type=int, default=20)
@@ -48,7 +59,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "tone.rubric.yaml").write_text(TONE)
-        print(f"{'engine':<10}{'checks':>7}{'KB':>7}{'parse':>16}{'validate':>16}{'lints':>16}{'whole check':>16}{'per check':>11}")
+        print(
+            f"{'engine':<10}{'checks':>7}{'KB':>7}{'parse':>16}{'validate':>16}{'lints':>16}{'whole check':>16}{'per check':>11}"
+        )
         for engine in engines:
             project = Project.load(root, parser=engine, engine=engine)  # type: ignore[arg-type]
             index = RubricIndex([project.analyse(root / "tone.rubric.yaml", TONE.encode()).summary])
@@ -61,18 +74,13 @@ def main() -> None:
                     repeat = args.repeat if size <= 1_000 else max(3, args.repeat // 5)
                     if engine == "reference":
                         repeat = 3
-                    root_node = parse(text, engine).root  # type: ignore[arg-type]
-                    assert root_node is not None
-                    stages = {
-                        "parse": lambda: parse(text, engine),  # type: ignore[arg-type]
-                        "validate": lambda: rules.validator.validate(root_node, text),
-                        "lints": lambda: lint_rubric(root_node, text, rules.validator.kinds, rules.dispatch),
-                        "whole": lambda: analyse_rubric("big.rubric.yaml", text, rules).problems_in(index),
-                    }
+                    stages = stages_of(text, rules, index)
                     cells = {name: timed(stage, repeat) for name, stage in stages.items()}
                     label = f"{size}{'*' if broken else ''}"
                     row = "".join(f"{cells[n][0] * 1000:>8.1f} ({cells[n][1] * 1000:>5.1f})" for n in stages)
-                    print(f"{engine:<10}{label:>7}{len(text) / 1024:>7.0f}{row}{cells['whole'][0] / size * 1e6:>9.0f}µs")
+                    print(
+                        f"{engine:<10}{label:>7}{len(text) / 1024:>7.0f}{row}{cells['whole'][0] / size * 1e6:>9.0f}µs"
+                    )
     print("cells: median (95th percentile) in ms; * = 1 % of checks broken in four ways")
 
 

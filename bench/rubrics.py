@@ -20,7 +20,7 @@ _BROKEN = (
 
 def rubric(checks: int, broken: bool = False) -> str:
     every = max(checks // max(checks // 100, 1), 1) if broken else 0
-    parts = ["# yaml-language-server: $schema=rubric.schema.json\nid: big\nversion: \"1.0\"\nchecks:\n"]
+    parts = ['# yaml-language-server: $schema=rubric.schema.json\nid: big\nversion: "1.0"\nchecks:\n']
     for i in range(checks):
         if i % 10 == 0:
             parts.append(f"  # group {i // 10}\n")

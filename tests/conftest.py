@@ -11,7 +11,9 @@ import pytest
 from ai_eval_lsp.project import Project
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPECT = re.compile(r"# expect: (?P<code>\S+) (?P<sl>\d+):(?P<sc>\d+)-(?P<el>\d+):(?P<ec>\d+) ?(?P<fragment>.*)")
+EXPECT = re.compile(
+    r"# expect: (?P<code>\S+) (?P<sl>\d+):(?P<sc>\d+)-(?P<el>\d+):(?P<ec>\d+) ?(?P<fragment>.*)"
+)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ def codes_and_starts(project: Project, path: Path, data: bytes) -> list[tuple[st
     return [(p.code, p.span.start.line, p.span.start.column) for p in analysis.problems]
 
 
-def test_invalid_utf8_is_reported_at_the_byte_and_the_rest_still_checked(project: Project, tmp_path: Path) -> None:
+def test_invalid_utf8_is_reported_at_the_byte_and_the_rest_still_checked(
+    project: Project, tmp_path: Path
+) -> None:
     data = VALID.replace("version", "label: caf\xff\nversion").encode("latin-1")
     found = codes_and_starts(project, tmp_path / "x.rubric.yaml", data)
     # 0-based line 1 is the label; the byte follows the 10 characters of "label: caf"
@@ -27,7 +29,10 @@ def test_invalid_utf8_is_reported_at_the_byte_and_the_rest_still_checked(project
 
 
 def test_ten_thousand_levels_of_nesting_get_one_problem(project: Project, tmp_path: Path) -> None:
-    for text in ("label: " + "[" * 10_000 + "]" * 10_000 + "\n", "label:\n" + "".join("  " * i + "- \n" for i in range(1, 10_000))):
+    for text in (
+        "label: " + "[" * 10_000 + "]" * 10_000 + "\n",
+        "label:\n" + "".join("  " * i + "- \n" for i in range(1, 10_000)),
+    ):
         analysis = project.analyse(tmp_path / "deep.rubric.yaml", text.encode())
         assert [p.code for p in analysis.problems] == ["yaml-syntax"]
         assert f"more than {MAX_DEPTH} levels" in analysis.problems[0].message
@@ -43,7 +48,11 @@ def test_both_parsers_stop_deep_nesting_at_the_same_place() -> None:
 
 def test_a_ten_megabyte_rubric_is_checked(project: Project, tmp_path: Path) -> None:
     check = '  - {kind: must_contain_any, values: ["' + "x" * 200 + '"]}\n'
-    text = 'id: big\nversion: "1.0"\nchecks:\n' + check * (10_000_000 // len(check)) + "  - {kind: regexp}\nscoring: {combine: all_pass}\n"
+    text = (
+        'id: big\nversion: "1.0"\nchecks:\n'
+        + check * (10_000_000 // len(check))
+        + "  - {kind: regexp}\nscoring: {combine: all_pass}\n"
+    )
     assert len(text) > 10_000_000
     started = time.monotonic()
     found = codes_and_starts(project, tmp_path / "big.rubric.yaml", text.encode())

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,14 +23,15 @@ from ai_eval_lsp.core.problems import SCHEMA_CODES, Problem
 from ai_eval_lsp.core.validate import SchemaValidator
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project import Project
-from conftest import FIXTURES
 
 
 @pytest.fixture(scope="module")
 def paths(project: Project) -> tuple[Rules, Rules, jsonschema.Draft202012Validator]:
     combined = project.registry.combined
     fast = Rules(SchemaValidator.for_rubrics(combined, "fast"), project.registry.dispatch, "fast")
-    reference = Rules(SchemaValidator.for_rubrics(combined, "reference"), project.registry.dispatch, "reference")
+    reference = Rules(
+        SchemaValidator.for_rubrics(combined, "reference"), project.registry.dispatch, "reference"
+    )
     return fast, reference, jsonschema.Draft202012Validator(combined.schema)
 
 
@@ -59,8 +61,12 @@ def test_fixtures_agree(path: Path, paths: tuple[Rules, Rules, jsonschema.Draft2
 
 ids = st.sampled_from(["polite", "tone", "c1", "c2", "Bad-Id", "", "naïve"])
 words = st.text(alphabet=string.ascii_letters + " éü😀:#-'\"", min_size=0, max_size=12)
-numbers = st.one_of(st.integers(-3, 200), st.floats(-1, 2, allow_nan=False), st.sampled_from([0.5, 1.5, -0.1]))
-junk = st.sampled_from([1, "x", [], {}, None, True, 2.5, ["a", 1]]).map(copy.deepcopy)  # fresh: mutate() edits them
+numbers = st.one_of(
+    st.integers(-3, 200), st.floats(-1, 2, allow_nan=False), st.sampled_from([0.5, 1.5, -0.1])
+)
+junk = st.sampled_from([1, "x", [], {}, None, True, 2.5, ["a", 1]]).map(
+    copy.deepcopy
+)  # fresh: mutate() edits them
 patterns = st.sampled_from(["^hi", "(a+)+$", "a{2,1}", "x(", "[", r"\d+", "é+", "(?P<n>x)"])
 
 
@@ -68,9 +74,26 @@ patterns = st.sampled_from(["^hi", "(a+)+$", "a{2,1}", "x(", "[", r"\d+", "é+",
 def checks(draw: st.DrawFn) -> dict[str, Any]:
     kind = draw(
         st.sampled_from(
-            ["must_contain_any", "must_not_contain", "regex", "target_match", "composite", "llm_judge",
-             "tool_usage", "command", "score_delta", "json_schema", "php_lint", "markdown_structure",
-             "format", "fact_match", "word_count", "fragile", "regexp", "wordcount"]
+            [
+                "must_contain_any",
+                "must_not_contain",
+                "regex",
+                "target_match",
+                "composite",
+                "llm_judge",
+                "tool_usage",
+                "command",
+                "score_delta",
+                "json_schema",
+                "php_lint",
+                "markdown_structure",
+                "format",
+                "fact_match",
+                "word_count",
+                "fragile",
+                "regexp",
+                "wordcount",
+            ]
         )
     )
     check: dict[str, Any] = {"kind": kind}
@@ -117,7 +140,9 @@ def mutate(draw: st.DrawFn, rubric: dict[str, Any]) -> None:
             key = draw(st.sampled_from(keys))
             target[key[:-1] + key[-1] * 2 if key else "x"] = target.pop(key)
         elif action == "extra":
-            target[draw(st.sampled_from(["extra", "valeus", "patern", "metadata", "description"]))] = draw(junk)
+            target[draw(st.sampled_from(["extra", "valeus", "patern", "metadata", "description"]))] = draw(
+                junk
+            )
         elif action == "drop" and keys:
             target.pop(draw(st.sampled_from(keys)))
         elif action == "junk" and keys:
@@ -133,7 +158,9 @@ def rubrics(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         rubric["label"] = draw(words)
     rubric["checks"] = draw(st.lists(st.one_of(checks(), junk), min_size=0, max_size=5))
-    scoring: dict[str, Any] = {"combine": draw(st.sampled_from(["all_pass", "any_pass", "weighted_avg", "min", "median", "avg"]))}
+    scoring: dict[str, Any] = {
+        "combine": draw(st.sampled_from(["all_pass", "any_pass", "weighted_avg", "min", "median", "avg"]))
+    }
     if draw(st.booleans()):
         scoring["threshold"] = draw(numbers)
     if draw(st.booleans()):
@@ -159,7 +186,9 @@ def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
     ARCHITECTURE.md, "Known divergences"); everything else must read the same.
     """
     at = data.draw(st.integers(0, len(text)))
-    insert = data.draw(st.sampled_from(["", ":", "- ", "\n  ", "[", '"', "{", "&a ", "!!str ", "#", "? ", "]", "'"]))
+    insert = data.draw(
+        st.sampled_from(["", ":", "- ", "\n  ", "[", '"', "{", "&a ", "!!str ", "#", "? ", "]", "'"])
+    )
     cut = data.draw(st.integers(0, 5))
     assert_equivalent(text[:at] + insert + text[at + cut :], _PATHS[0])
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, Expected, expectations
 
 from ai_eval_lsp.core.problems import SEVERITY_OF_CODE
 from ai_eval_lsp.project import Project
-from conftest import FIXTURES, Expected, expectations
 
 PROBLEM_FILES = sorted((FIXTURES / "problems").glob("*.yaml"))
 WORKSPACE_FILES = sorted((FIXTURES / "workspaces").rglob("*.yaml"))

@@ -51,6 +51,11 @@ class Registry:
         """The plugins that loaded an executor, in dispatch order."""
         return [plugin for plugin in self.plugins if plugin.executor is not None]
 
+    def problems_of(self, plugin: Plugin) -> list[str]:
+        """A plugin's load problems and its ignored or malformed definitions."""
+        spliced = [p.message for p in self.combined.problems if p.origin == plugin.origin]
+        return plugin.problems + spliced
+
     def problems(self) -> list[str]:
         """Every load and splice problem, each naming its plugin or fragment."""
         found = [f"{p.origin} ({p.name} = {p.target}): {msg}" for p in self.plugins for msg in p.problems]

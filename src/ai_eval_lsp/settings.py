@@ -29,12 +29,16 @@ class Settings:
         for key, value in raw.items():
             field = known.get(key)
             if field is None:
-                problems.append(f"unknown setting `{key}`; the settings are {', '.join(f'`{k}`' for k in known)}")
+                problems.append(
+                    f"unknown setting `{key}`; the settings are {', '.join(f'`{k}`' for k in known)}"
+                )
                 continue
             default = getattr(cls(), field.name)
             converted = _convert(value, default)
             if converted is None:
-                problems.append(f"setting `{key}` must be {_describe(default)}, not {value!r}; using the default")
+                problems.append(
+                    f"setting `{key}` must be {_describe(default)}, not {value!r}; using the default"
+                )
                 continue
             values[field.name] = converted
         return replace(cls(), **values), problems

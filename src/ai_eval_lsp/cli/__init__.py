@@ -94,7 +94,9 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     found: list[FileProblem] = []
     for path, role in targets:
         shown = path.as_posix()
-        problems = analyses[path].problems_in(index) if role == "rubric" else project.check_cases(contents[path])
+        problems = (
+            analyses[path].problems_in(index) if role == "rubric" else project.check_cases(contents[path])
+        )
         found.extend(FileProblem(shown, problem) for problem in problems)
 
     output = render(found, args.format, len(targets))
@@ -128,20 +130,23 @@ def _plugins(project: Project, args: argparse.Namespace) -> int:
             "version": plugin.origin.version,
             "kinds": plugin.kinds,
             "loaded": plugin.executor is not None,
-            "problems": plugin.problems + [p.message for p in registry.combined.problems if p.origin == plugin.origin],
+            "problems": registry.problems_of(plugin),
         }
         for plugin in registry.plugins
     ]
     if args.format == "json":
         print(json.dumps({"plugins": rows, "problems": registry.problems()}, indent=2))
         return EXIT_CLEAN
-    if not rows:
+    if not registry.plugins:
         print("No executor plugins installed (entry point group ai_eval.check_executors).")
-    for row in rows:
-        state = "loaded" if row["loaded"] else "FAILED"
-        kinds = ", ".join(row["kinds"]) or "no kinds"
-        print(f"{row['distribution']} {row['version']}  {row['name']} = {row['target']}  [{state}]  kinds: {kinds}")
-        for problem in row["problems"]:
+    for plugin in registry.plugins:
+        state = "loaded" if plugin.executor is not None else "FAILED"
+        kinds = ", ".join(plugin.kinds) or "no kinds"
+        origin = plugin.origin
+        print(
+            f"{origin.distribution} {origin.version}  {plugin.name} = {plugin.target}  [{state}]  kinds: {kinds}"
+        )
+        for problem in registry.problems_of(plugin):
             print(f"    problem: {problem}")
     for problem in registry.fragment_problems:
         print(f"problem: {problem}")

@@ -49,7 +49,9 @@ def _text(found: Sequence[FileProblem], files_checked: int) -> str:
         f"{counts[Severity.WARNING]} warning{'s' * (counts[Severity.WARNING] != 1)}, "
         f"{counts[Severity.INFORMATION]} info in {files_checked} file{'s' * (files_checked != 1)}"
     )
-    return "\n".join([*lines, summary if found else f"All checks passed: {files_checked} file{'s' * (files_checked != 1)}"])
+    return "\n".join(
+        [*lines, summary if found else f"All checks passed: {files_checked} file{'s' * (files_checked != 1)}"]
+    )
 
 
 def _json(found: Sequence[FileProblem], files_checked: int) -> str:
@@ -93,7 +95,9 @@ def _github(found: Sequence[FileProblem], files_checked: int) -> str:
                 f"title={_escape_property('ai-eval ' + f.problem.code)}",
             ]
         )
-        lines.append(f"::{_GITHUB_LEVELS[f.problem.severity]} {properties}::{_escape_data(f.problem.message)}")
+        lines.append(
+            f"::{_GITHUB_LEVELS[f.problem.severity]} {properties}::{_escape_data(f.problem.message)}"
+        )
     return "\n".join(lines)
 
 

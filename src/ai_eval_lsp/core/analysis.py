@@ -35,7 +35,9 @@ class Analysis:
         return sorted(found, key=Problem.sort_key)
 
 
-def analyse_rubric(path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None) -> Analysis:
+def analyse_rubric(
+    path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
+) -> Analysis:
     parsed = parse(text, rules.parser)
     problems = list(decode_problems or []) + parsed.problems
     root = parsed.root

@@ -16,7 +16,13 @@ Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
 
 MAX_COMPOSITE_HOPS = 3
 
-_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE, "u": regex.UNICODE}
+_FLAGS = {
+    "i": regex.IGNORECASE,
+    "m": regex.MULTILINE,
+    "s": regex.DOTALL,
+    "x": regex.VERBOSE,
+    "u": regex.UNICODE,
+}
 _NUMERIC_MODES = ("weighted_avg", "min", "max", "median")
 
 
@@ -76,7 +82,9 @@ def _lint_check(
             "rubric's reason",
             kind_span,
         )
-    if kind == "llm_judge" and not (isinstance(value.get("description"), str) and value["description"].strip()):
+    if kind == "llm_judge" and not (
+        isinstance(value.get("description"), str) and value["description"].strip()
+    ):
         yield Problem(
             "judge-without-description",
             f"llm_judge check `{label}` has no `description`: only the description reaches the "
@@ -96,12 +104,12 @@ def _lint_pattern(check: Node, text: str, label: str) -> Iterator[Problem]:
     try:
         compile_pattern(pattern, flags)
     except regex.error as err:
-        position = err.pos if isinstance(err.pos, int) else None
-        where = f" at position {position}" if position is not None else ""
+        position = getattr(err, "pos", None)
+        where = f" at position {position}" if isinstance(position, int) else ""
         yield Problem(
             "invalid-regex",
-            f"regex check `{label}`: the pattern does not compile: {err.msg}{where}",
-            _pattern_span(entry.value, text, position),
+            f"regex check `{label}`: the pattern does not compile: {getattr(err, 'msg', err)}{where}",
+            _pattern_span(entry.value, text, position if isinstance(position, int) else None),
         )
 
 
@@ -135,7 +143,11 @@ def _lint_scoring(root: Node, ids: Mapping[str, Node]) -> Iterator[Problem]:
                 )
     if not isinstance(combine, str):
         return
-    if weights is not None and combine != "weighted_avg" and combine in (*_NUMERIC_MODES, "all_pass", "any_pass"):
+    if (
+        weights is not None
+        and combine != "weighted_avg"
+        and combine in (*_NUMERIC_MODES, "all_pass", "any_pass")
+    ):
         yield Problem(
             "ignored-by-combine",
             f"`weights` have no effect with `combine: {combine}`; only `weighted_avg` uses them",

@@ -156,18 +156,13 @@ def compile_validator(defs: Mapping[str, Any], name: str) -> Any:
     return jsonschema_rs.validator_for({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/{name}"})
 
 
-def properties_at(
-    schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]
-) -> list[str]:
+def properties_at(schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]) -> list[str]:
     """The property names a schema declares for the value at `path`, through `$ref` and `allOf`."""
     current = list(_expand(schema, root))
     for step in path:
         following: list[Mapping[str, Any]] = []
         for part in current:
-            if isinstance(step, int):
-                sub = part.get("items")
-            else:
-                sub = part.get("properties", {}).get(step)
+            sub = part.get("items") if isinstance(step, int) else part.get("properties", {}).get(step)
             if isinstance(sub, Mapping):
                 following.extend(_expand(sub, root))
         current = following

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.schema import (
     DRAFT_2020_12,
     CombinedSchema,
@@ -84,7 +84,7 @@ def _py_violation(error: Any) -> Violation:
         detail = tuple(sorted([value] if isinstance(value, str) else value))
     elif keyword == "enum":
         detail = tuple(value)
-    elif keyword in ("const", "pattern") or isinstance(value, int | float) and not isinstance(value, bool):
+    elif keyword in ("const", "pattern") or (isinstance(value, int | float) and not isinstance(value, bool)):
         detail = (value,)
     else:
         detail = ()
@@ -138,7 +138,11 @@ class SchemaValidator:
         if self.engine == "reference":
             import jsonschema
 
-            schema = self._top_schema if not kind else {"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/check_{kind}"}
+            schema = (
+                self._top_schema
+                if not kind
+                else {"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/check_{kind}"}
+            )
             reference = jsonschema.Draft202012Validator(schema)
             return lambda data: [_py_violation(e) for e in reference.iter_errors(data)]
         if kind:
@@ -158,7 +162,12 @@ class SchemaValidator:
         """Every schema problem of a parsed rubric, at the range of the key or value at fault."""
         problems = self._located(root, "", self.top_violations(root.value), text)
         checks = root.at(("checks",))
-        if self.combined is None or not isinstance(root.value, dict) or checks is None or checks.items is None:
+        if (
+            self.combined is None
+            or not isinstance(root.value, dict)
+            or checks is None
+            or checks.items is None
+        ):
             return problems
         for index, check in enumerate(checks.items):
             problems.extend(self._validate_check(index, check, text))
@@ -168,7 +177,11 @@ class SchemaValidator:
         assert self.combined is not None
         where = f"checks[{index}]"
         if check.entries is None:
-            return [Problem("schema", f"{where} must be a mapping with a `kind`, not {_a(check.value)}", check.span)]
+            return [
+                Problem(
+                    "schema", f"{where} must be a mapping with a `kind`, not {_a(check.value)}", check.span
+                )
+            ]
         entry = check.entries.get("kind")
         if entry is None:
             return [
@@ -225,10 +238,16 @@ class SchemaValidator:
             span = entry.key.span if entry else target.head()
             if key in known:
                 if not cascade:  # nothing else failed, so the schema really forbids it here
-                    yield Problem("schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span)
+                    yield Problem(
+                        "schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span
+                    )
                 continue
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f" (did you mean `{close[0]}`?)" if close else f"; the fields of {owner} are {_listing(known)}"
+            hint = (
+                f" (did you mean `{close[0]}`?)"
+                if close
+                else f"; the fields of {owner} are {_listing(known)}"
+            )
             yield Problem(
                 "unknown-key",
                 f"{_prefix(kind)}`{key}` is not a field of {owner}{hint}",
@@ -318,7 +337,7 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
         message = f"{prefix}{name} must be {wanted}, not {_a(value)}"
         if path == ("version",) and subject == "rubric" and not kind and isinstance(value, int | float):
             source = text[target.start_index : target.end_index]
-            message += f": YAML reads `{source}` as a number; quote it as \"{source}\""
+            message += f': YAML reads `{source}` as a number; quote it as "{source}"'
             data = {"replacement": f'"{source}"'}
     elif keyword == "enum":
         options = [str(option) for option in detail]
@@ -329,7 +348,12 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
     elif keyword == "const":
         message = f"{prefix}{name} must be `{_show(detail[0])}`"
     elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        bound = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}[keyword]
+        bound = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "more than",
+            "exclusiveMaximum": "less than",
+        }[keyword]
         message = f"{prefix}{name} must be {bound} {detail[0]}, not {_show(value)}"
     elif keyword in ("minItems", "maxItems"):
         bound = "at least" if keyword == "minItems" else "at most"
@@ -341,8 +365,10 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
         repeated = next((item for i, item in enumerate(value) if item in value[:i]), None)
         message = f"{prefix}{name} lists `{_show(repeated)}` more than once; each item must be unique"
     elif keyword == "pattern":
-        hint = _PATTERN_HINTS.get(detail[0])
-        message = f"{prefix}{name} `{_show(value)}` does not match `{detail[0]}`" + (f" ({hint})" if hint else "")
+        explained = _PATTERN_HINTS.get(detail[0])
+        message = f"{prefix}{name} `{_show(value)}` does not match `{detail[0]}`" + (
+            f" ({explained})" if explained else ""
+        )
     else:
         message = f"{prefix}{name} is not valid: it breaks the schema's `{keyword}` rule"
     return Problem("schema", message, span, data)

@@ -306,7 +306,7 @@ class _Composer:
                 return float(value)
             if type(value) is wanted:
                 return value
-            self.report(f"`{text}` is not a valid {tag[len(_CORE):]}; it is read as a string", _span(event))
+            self.report(f"`{text}` is not a valid {tag[len(_CORE) :]}; it is read as a string", _span(event))
             return text
         self.unsupported_tag(event)
         return resolve_plain(text) if not event.style else text
@@ -366,7 +366,10 @@ class _Composer:
         span = _span(event)
         null = Node(None, event.start_mark, event.end_mark, "")
         if name in self.open_anchors:
-            self.report(f"the alias `*{name}` refers to a value that contains it; recursive values are not allowed", span)
+            self.report(
+                f"the alias `*{name}` refers to a value that contains it; recursive values are not allowed",
+                span,
+            )
             self.attach(null, 1, None)
             return
         if name not in self.anchors:

@@ -31,7 +31,11 @@ class MalformedDefinitions:
             "unpinned": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
             "not_required": {"type": "object", "properties": {"kind": {"const": "not_required"}}},
             "not_a_schema": 5,
-            "bad_keyword": {"type": "nonsense", "required": ["kind"], "properties": {"kind": {"const": "bad_keyword"}}},
+            "bad_keyword": {
+                "type": "nonsense",
+                "required": ["kind"],
+                "properties": {"kind": {"const": "bad_keyword"}},
+            },
             "dangling_ref": {
                 "allOf": [{"$ref": "#/$defs/nowhere"}],
                 "required": ["kind"],

@@ -17,7 +17,11 @@ class WordCountExecutor:
     def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> CheckOutcome:
         check_id = str(check.get("id", ""))
         low, high = check.get("min", 0), check.get("max")
-        if not isinstance(low, int) or low < 0 or (high is not None and (not isinstance(high, int) or high < low)):
+        if (
+            not isinstance(low, int)
+            or low < 0
+            or (high is not None and (not isinstance(high, int) or high < low))
+        ):
             return CheckOutcome(check_id, "word_count", 0.0, False, "invalid min/max on the check")
         count = len(response.split())
         if count < low:
@@ -37,9 +41,23 @@ class WordCountExecutor:
                         "type": "object",
                         "required": ["kind"],
                         "properties": {
-                            "kind": {"const": "word_count", "title": "Word count", "description": "Response length in words."},
-                            "min": {"type": "integer", "minimum": 0, "title": "Minimum", "description": "Fewest words allowed."},
-                            "max": {"type": "integer", "minimum": 0, "title": "Maximum", "description": "Most words allowed."},
+                            "kind": {
+                                "const": "word_count",
+                                "title": "Word count",
+                                "description": "Response length in words.",
+                            },
+                            "min": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "title": "Minimum",
+                                "description": "Fewest words allowed.",
+                            },
+                            "max": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "title": "Maximum",
+                                "description": "Most words allowed.",
+                            },
                         },
                     },
                 ],

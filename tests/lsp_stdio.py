@@ -1,0 +1,77 @@
+"""A minimal synchronous LSP client over stdio, for driving servers we do not write (yaml-language-server)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class StdioClient:
+    def __init__(self, command: Sequence[str], on_request: Callable[[str, Any], Any]) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self.on_request = on_request
+        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        while True:
+            length = 0
+            while True:
+                line = self.process.stdout.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            message = json.loads(self.process.stdout.read(length))
+            if "method" in message and "id" in message:  # a request from the server: answer it here
+                self._send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "result": self.on_request(message["method"], message.get("params")),
+                    }
+                )
+            else:
+                self.messages.put(message)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: Any, timeout: float = 60) -> Any:
+        self.next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        reply = self.wait(lambda m: m.get("id") == self.next_id, timeout)
+        return reply.get("result")
+
+    def wait(self, matches: Callable[[dict[str, Any]], bool], timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            if matches(message):
+                return message
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None, timeout=10)
+            self.notify("exit", None)
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()

@@ -1,0 +1,215 @@
+"""`ai-eval-lsp check`, `schema` and `plugins`: formats, exit codes, folder rules and settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ai_eval_lsp.cli import main
+
+CLEAN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: must_contain_any, values: [a]}}\nscoring: {{combine: all_pass}}\n'
+BROKEN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: regexp}}\nscoring: {{combine: all_pass}}\n'
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "clean.rubric.yaml").write_text(CLEAN.format(id="clean"))
+    (tmp_path / "broken.rubric.yaml").write_text(BROKEN.format(id="broken"))
+    return tmp_path
+
+
+def test_exit_codes(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ["--root", str(workspace)]
+    assert run(capsys, *root, "check", str(workspace / "clean.rubric.yaml"))[0] == 0
+    assert run(capsys, *root, "check", str(workspace / "broken.rubric.yaml"))[0] == 1
+    code, _, err = run(capsys, *root, "check", str(workspace / "missing.yaml"))
+    assert code == 2 and "no such file or folder" in err
+    assert run(capsys, "--root", str(workspace / "nowhere"), "check", ".")[0] == 2
+    assert run(capsys)[0] == 2
+    with pytest.raises(SystemExit) as usage:
+        main(["check", "--format", "xml", "x"])
+    assert usage.value.code == 2
+
+
+def test_warnings_and_information_do_not_fail_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "w.rubric.yaml"
+    path.write_text(
+        'id: w\nversion: "1.0"\nchecks:\n  - {kind: llm_judge}\nscoring: {combine: all_pass, threshold: 0.5}\n'
+    )
+    code, out, _ = run(capsys, "--root", str(tmp_path), "check", str(path))
+    assert code == 0
+    assert "judge-without-description" in out and "ignored-by-combine" in out and "not-executed" in out
+
+
+def test_text_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = workspace / "broken.rubric.yaml"
+    code, out, _ = run(capsys, "--root", str(workspace), "check", str(path))
+    assert code == 1
+    first = out.splitlines()[0]
+    # `  - {kind: regexp}` is line 4; the value starts at column 12
+    assert first.startswith(f"{path}:4:12: unknown-kind unknown check kind `regexp` (did you mean `regex`?)")
+    assert out.splitlines()[-1] == "1 error, 0 warnings, 0 info in 1 file"
+
+
+def test_json_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "--root", str(workspace), "check", "--format", "json", str(workspace))
+    items = json.loads(out)
+    assert [
+        (
+            i["path"].endswith("broken.rubric.yaml"),
+            i["code"],
+            i["severity"],
+            i["line"],
+            i["column"],
+            i["end_line"],
+            i["end_column"],
+        )
+        for i in items
+    ] == [(True, "unknown-kind", "error", 4, 12, 4, 18)]
+
+
+def test_github_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workspace / "info.rubric.yaml").write_text(
+        'id: info\nversion: "1.0"\nchecks:\n  - {kind: tool_usage}\n  - {kind: regex, pattern: "a,b: 100%"}\nscoring: {combine: all_pass}\n'
+    )
+    _, out, _ = run(capsys, "--root", str(workspace), "check", "--format", "github", str(workspace))
+    lines = out.splitlines()
+    assert lines[0].startswith(
+        f"::error file={workspace / 'broken.rubric.yaml'},line=4,col=12,endLine=4,endColumn=18,title=ai-eval unknown-kind::unknown check kind `regexp`"
+    )
+    assert lines[1].startswith(
+        f"::notice file={workspace / 'info.rubric.yaml'},line=4,col=12,endLine=4,endColumn=22,title=ai-eval not-executed::"
+    )
+
+
+def test_sarif_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "--root", str(workspace), "check", "--format", "sarif", str(workspace))
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    run_ = log["runs"][0]
+    assert run_["tool"]["driver"]["name"] == "ai-eval-lsp"
+    assert run_["tool"]["driver"]["rules"] == [
+        {"id": "unknown-kind", "shortDescription": {"text": "unknown-kind"}}
+    ]
+    (result,) = run_["results"]
+    assert result["ruleId"] == "unknown-kind" and result["level"] == "error"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("broken.rubric.yaml")
+    assert location["region"] == {"startLine": 4, "startColumn": 12, "endLine": 4, "endColumn": 18}
+
+
+def test_folders_are_walked_by_the_spec_rules_and_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {
+        "named.rubric.yml": BROKEN,
+        "rubrics/by_folder.yaml": BROKEN,
+        "modeline.yaml": BROKEN,
+        "plain.yaml": BROKEN,
+        "custom/by_glob.yaml": BROKEN,
+        ".hidden/ignored.rubric.yaml": BROKEN,
+        "support.cases.yaml": "rubric: named\ncases:\n  - {id: one, respons: hi}\n",
+        "custom/tests.yaml": "rubric: named\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(
+            text.format(id=Path(name).stem.split(".")[0]) if text is BROKEN else text
+        )
+    modeline = tmp_path / "modeline.yaml"
+    modeline.write_text(
+        "# yaml-language-server: $schema=https://example.invalid/rubric.schema.json\n" + modeline.read_text()
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ai-eval]\nrubricGlobs = ["custom/by_*.yaml"]\ncasesGlobs = ["custom/tests.yaml"]\n'
+    )
+    code, out, _ = run(capsys, "--root", str(tmp_path), "check", "--format", "json", str(tmp_path))
+    assert code == 1
+    found = {(Path(i["path"]).relative_to(tmp_path).as_posix(), i["code"]) for i in json.loads(out)}
+    assert found == {
+        ("named.rubric.yml", "unknown-kind"),
+        ("rubrics/by_folder.yaml", "unknown-kind"),
+        ("modeline.yaml", "unknown-kind"),
+        ("custom/by_glob.yaml", "unknown-kind"),
+        ("support.cases.yaml", "unknown-key"),
+        ("support.cases.yaml", "schema"),
+        ("custom/tests.yaml", "schema"),
+    }
+
+
+def test_a_file_named_on_the_command_line_is_always_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "plain.yaml").write_text(BROKEN.format(id="plain"))
+    code, out, _ = run(capsys, "--root", str(tmp_path), "check", str(tmp_path / "plain.yaml"))
+    assert code == 1 and "unknown-kind" in out
+
+
+def test_schema_fragments_add_kinds_that_validate_but_do_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fragment = {
+        "php_only": {
+            "allOf": [
+                {"$ref": "#/$defs/check_base"},
+                {
+                    "type": "object",
+                    "required": ["kind"],
+                    "properties": {"kind": {"const": "php_only"}, "level": {"type": "integer"}},
+                },
+            ],
+            "unevaluatedProperties": False,
+        }
+    }
+    (tmp_path / "kinds.json").write_text(json.dumps(fragment))
+    (tmp_path / "pyproject.toml").write_text('[tool.ai-eval]\nschemaFragments = ["kinds.json"]\n')
+    rubric = tmp_path / "site.rubric.yaml"
+    rubric.write_text(
+        'id: site\nversion: "1.0"\nchecks:\n  - {kind: php_only, level: 2}\n  - {kind: php_only, levl: 2}\nscoring: {combine: all_pass}\n'
+    )
+    code, out, _ = run(capsys, "--root", str(tmp_path), "check", "--format", "json", str(rubric))
+    assert [(i["code"], i["line"]) for i in json.loads(out)] == [
+        ("not-executed", 4),
+        ("not-executed", 5),
+        ("unknown-key", 5),
+    ]
+    assert code == 1
+    _, schema, _ = run(capsys, "--root", str(tmp_path), "schema")
+    assert "check_php_only" in json.loads(schema)["$defs"]
+
+
+def test_bad_settings_are_reported_and_defaulted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ai-eval]\nrubricGlobs = "x"\nfoo = 1\n')
+    (tmp_path / "a.rubric.yaml").write_text(CLEAN.format(id="a"))
+    code, _, err = run(capsys, "--root", str(tmp_path), "check", str(tmp_path))
+    assert code == 0
+    assert "setting `rubricGlobs` must be a list of strings" in err and "unknown setting `foo`" in err
+
+
+def test_schema_is_written_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "combined.json"
+    assert run(capsys, "--root", str(tmp_path), "schema", "-o", str(target))[0] == 0
+    schema = json.loads(target.read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert "check_word_count" in schema["$defs"]
+    assert run(capsys, "--root", str(tmp_path), "schema", "-o", str(tmp_path / "no" / "dir.json"))[0] == 2
+
+
+def test_plugins_lists_each_executor(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "--root", str(tmp_path), "plugins")
+    assert code == 0
+    assert (
+        "ai-eval-test-wordcount 0.3.0  word_count = ai_eval_test_wordcount:WordCountExecutor  [loaded]  kinds: word_count"
+        in out
+    )
+    assert "[FAILED]" in out
