@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from ai_eval_lsp.project import Project
+
+# CI replays the same examples every run, so a green build stays green; local runs explore.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECT = re.compile(

@@ -417,7 +417,12 @@ class _Composer:
             self.report("a key must be a plain value, not a mapping, a list or an alias", key.span)
             return
         if name == "":
-            self.report("a key must not be empty: name the field", key.span)
+            # An empty key has no text, and the parsers place it differently: point at its value.
+            where = node if node.start_index != node.end_index else parent
+            self.report(
+                "a key must not be empty: name the field",
+                Span.of(where.line, where.column, where.line, where.column + 1),
+            )
             return
         previous = parent.entries.get(name)
         if previous is not None:
