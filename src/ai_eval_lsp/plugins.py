@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.api import Services
+from ai_eval_lsp.core.evaluate import Runner, claim
+from ai_eval_lsp.core.executors import core_executors
 from ai_eval_lsp.core.schema import (
     CORE,
-    EXECUTED_CORE_KINDS,
     CombinedSchema,
     Contribution,
     Origin,
@@ -45,6 +46,8 @@ class Registry:
     plugins: list[Plugin]
     combined: CombinedSchema
     fragment_problems: list[str] = field(default_factory=list)
+    services: Services = field(default_factory=Services)
+    _dispatch_runners: list[Runner] | None = None
 
     @property
     def executors(self) -> list[Plugin]:
@@ -61,19 +64,20 @@ class Registry:
         found = [f"{p.origin} ({p.name} = {p.target}): {msg}" for p in self.plugins for msg in p.problems]
         return found + self.fragment_problems + [str(problem) for problem in self.combined.problems]
 
+    def runners(self, timeout: float) -> list[Runner]:
+        """Every executor in dispatch order: the core ones, then the plugins, isolated."""
+        core = [Runner(executor, CORE.name, isolated=False) for executor in core_executors(self.services, timeout)]
+        return core + [Runner(p.executor, str(p.origin), isolated=True) for p in self.executors]
+
     def dispatch(self, check: Mapping[str, Any]) -> tuple[str | None, str | None]:
         """Who runs a check: (`core` or the plugin, None); (None, None) when nobody claims it;
         (None, why) when nobody does and a plugin's `applies()` raised on the way."""
-        if check.get("kind") in EXECUTED_CORE_KINDS:
+        if check.get("kind") == "composite":
             return CORE.name, None
-        error = None
-        for plugin in self.executors:
-            try:
-                if plugin.executor.applies(check):
-                    return str(plugin.origin), None
-            except Exception as err:  # isolated: the next executor may still claim the check
-                error = error or f"{plugin.origin} raised in applies(): {type(err).__name__}: {err}"
-        return None, error
+        if self._dispatch_runners is None:
+            self._dispatch_runners = self.runners(timeout=0)
+        runner, error = claim(self._dispatch_runners, check)
+        return (runner.name if runner else None), error
 
 
 def discover(fragments: Sequence[Path] = (), group: str = EXECUTOR_GROUP) -> Registry:

@@ -19,10 +19,6 @@ from typing import Any
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
 
-EXECUTED_CORE_KINDS = frozenset(
-    {"must_contain_any", "must_not_contain", "regex", "target_match", "composite"}
-)
-"""The core kinds the runtime executes; every other core kind is vocabulary only."""
 
 
 @cache
