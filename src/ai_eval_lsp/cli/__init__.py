@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.cli.report import FORMATS, FileProblem, render
+from ai_eval_lsp.cli.report import FORMATS, FileProblem, format_run, render, run_json
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
@@ -58,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
     schema.set_defaults(run=_schema)
 
+    run = commands.add_parser("run", help="run cases files: grade every case, store one result row per file")
+    run.add_argument("paths", nargs="+", metavar="CASES")
+    run.add_argument("--db", metavar="PATH", help="the results database (default: resultsDatabase, .ai_eval/results.sqlite)")
+    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.set_defaults(run=_run)
+
     plugins = commands.add_parser("plugins", help="list executor plugins, their kinds and load problems")
     plugins.add_argument("--format", choices=("text", "json"), default="text")
     plugins.set_defaults(run=_plugins)
@@ -103,6 +110,40 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     if output:
         print(output)
     return EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+
+
+def _run(project: Project, args: argparse.Namespace) -> int:
+    from ai_eval_lsp.runs import RunError, run_cases
+
+    for problem in project.registry.problems():
+        print(f"warning: {problem}", file=sys.stderr)
+    results = []
+    for name in args.paths:
+        try:
+            result = run_cases(project, Path(name), "cli", Path(args.db) if args.db else None, _progress(name))
+        except RunError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return EXIT_USAGE
+        results.append((name, result))
+        if args.format == "text":
+            print(format_run(name, result))
+    if args.format == "json":
+        print(json.dumps([run_json(name, result) for name, result in results], indent=2, ensure_ascii=False))
+    return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
+
+
+def _progress(name: str) -> Callable[[int, int], None]:
+    """Progress on stderr for runs that take more than a second, at most once a second."""
+    started = last = time.monotonic()
+
+    def report(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - started > 1 and (now - last >= 1 or done == total):
+            last = now
+            print(f"{name}: {done}/{total} cases", file=sys.stderr, flush=True)
+
+    return report
 
 
 def _schema(project: Project, args: argparse.Namespace) -> int:

@@ -187,7 +187,10 @@ class Evaluator:
         ref = check.get("rubric")
         if not isinstance(ref, str) or not ref:
             return _failed(check, "`rubric` must name a rubric of the workspace"), ""
-        sub = self.rubrics(ref)
+        try:
+            sub = self.rubrics(ref)
+        except RubricError as err:
+            return _failed(check, str(err)), ""
         if sub is None:
             return _failed(check, f"no rubric `{ref}` in the workspace"), ""
         names = " → ".join(r.id for r in (*chain, sub))

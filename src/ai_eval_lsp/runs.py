@@ -1,0 +1,196 @@
+"""A run of a cases file: every case evaluated, one result row stored, subscribers told.
+
+Shared by `ai-eval-lsp run` and the language server's run commands.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from ai_eval_lsp import __version__
+from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
+from ai_eval_lsp.core.problems import Severity
+from ai_eval_lsp.core.results import CaseResult, build_row
+from ai_eval_lsp.core.workspace import RubricIndex
+from ai_eval_lsp.core.yamltree import decode, parse
+from ai_eval_lsp.project import Project
+from ai_eval_lsp.store import ResultStore
+
+SUBSCRIBER_GROUP = "ai_eval.run_complete"
+REGRESSION_TOLERANCE = 0.5
+
+log = logging.getLogger(__name__)
+
+
+class RunError(Exception):
+    """The cases file cannot be run at all (unreadable, or not a cases file)."""
+
+
+class RunCancelled(Exception):
+    """The run was cancelled: no row is stored and nobody is told."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What a subscriber may take as its second argument: where and how the run happened."""
+
+    root: Path
+    cases_path: Path
+    export_envelope: bool
+
+
+@dataclass(slots=True)
+class RunResult:
+    row: dict[str, Any]
+    cases: list[CaseResult]
+    notices: list[str] = field(default_factory=list)
+    subscribers: threading.Thread | None = None
+
+    @property
+    def expectations_met(self) -> bool:
+        return all(case.expectation_met for case in self.cases)
+
+    @property
+    def ok(self) -> bool:
+        """What `run` exits 0 on: the gate passed and every case met its `expect`."""
+        return bool(self.row["passed_gate"]) and self.expectations_met
+
+
+class RubricLibrary:
+    """The workspace's rubrics, each read once per run; one with errors cannot be run."""
+
+    def __init__(self, project: Project, index: RubricIndex) -> None:
+        self.project, self.index = project, index
+        self.loaded: dict[str, LoadedRubric] = {}
+
+    def __call__(self, ref: str) -> LoadedRubric | None:
+        summary = self.index.resolve(ref)
+        if summary is None:
+            return None
+        if summary.path not in self.loaded:
+            path = self.project.root / summary.path
+            try:
+                analysis = self.project.analyse(path, path.read_bytes())
+            except OSError as err:
+                raise RubricError(f"rubric `{ref}` cannot be read: {err.strerror}") from err
+            errors = [p for p in analysis.problems if p.severity == Severity.ERROR]
+            if errors or analysis.root is None:
+                first = errors[0]
+                raise RubricError(
+                    f"rubric `{summary.name}` ({summary.path}) has {len(errors)} error(s); first, at line "
+                    f"{first.span.start.line + 1}: {first.message}"
+                )
+            self.loaded[summary.path] = LoadedRubric(str(summary.id), summary.version, analysis.root.value)
+        return self.loaded[summary.path]
+
+
+def run_cases(
+    project: Project,
+    cases_path: Path,
+    source: str = "cli",
+    database: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: threading.Event | None = None,
+) -> RunResult:
+    started = time.time()
+    clock = time.perf_counter()
+    try:
+        text, _ = decode(cases_path.read_bytes())
+    except OSError as err:
+        raise RunError(f"{cases_path}: cannot be read: {err.strerror}") from err
+    parsed = parse(text, project.rules.parser)
+    data = parsed.root.value if parsed.root is not None else None
+    if not isinstance(data, dict) or not isinstance(data.get("rubric"), str) or not isinstance(data.get("cases"), list):
+        raise RunError(f"{cases_path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)")
+    library = RubricLibrary(project, project.index({}))
+    evaluator = Evaluator(project.registry.runners(project.settings.run_timeout_seconds), library, project.settings.run_timeout_seconds)
+    ref: str = data["rubric"]
+    target_id = ref.partition("@")[0]
+    results: list[CaseResult] = []
+    for number, case in enumerate(data["cases"]):
+        if cancelled is not None and cancelled.is_set():
+            raise RunCancelled
+        results.append(_run_case(evaluator, library, ref, number, case))
+        if progress is not None:
+            progress(number + 1, len(data["cases"]))
+    if cancelled is not None and cancelled.is_set():
+        raise RunCancelled
+    config = {
+        "cases_file": project.relative(cases_path),
+        "rubrics": sorted(({"id": r.id, "version": r.version} for r in library.loaded.values()), key=lambda r: (r["id"], str(r["version"]))),
+        "plugins": [
+            {"name": p.name, "distribution": p.origin.distribution, "version": p.origin.version}
+            for p in project.registry.executors
+        ],
+        "ai_eval_lsp": __version__,
+    }
+    gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
+    row = build_row(target_id, results, gate, source, time.perf_counter() - clock, config)
+    store = ResultStore(database or project.root / project.settings.results_database)
+    stored = store.insert(row, started)
+    result = RunResult(stored, results, _regression(store, stored))
+    context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
+    result.subscribers = notify_subscribers(stored, context)
+    return result
+
+
+def _run_case(evaluator: Evaluator, library: RubricLibrary, ref: str, number: int, case: Any) -> CaseResult:
+    if not isinstance(case, Mapping):
+        return CaseResult(f"cases[{number}]", None, "the case is not a mapping", None)
+    case_id = str(case.get("id") or f"cases[{number}]")
+    expect = case.get("expect") if case.get("expect") in ("pass", "fail") else None
+    response, question = case.get("response"), case.get("question", {})
+    if not isinstance(response, str):
+        return CaseResult(case_id, None, "the case has no `response` string", expect)
+    if not isinstance(question, Mapping):
+        return CaseResult(case_id, None, "`question` must be a mapping", expect)
+    try:
+        rubric = library(ref)
+        if rubric is None:
+            return CaseResult(case_id, None, f"no rubric `{ref}` in the workspace", expect)
+        verdict = evaluator.evaluate(rubric, response, question)
+    except RubricError as err:
+        return CaseResult(case_id, None, str(err), expect)
+    if verdict is None:
+        return CaseResult(case_id, None, f"rubric `{ref}` has no executable check: no verdict", expect)
+    return CaseResult(case_id, verdict, None, expect)
+
+
+def _regression(store: ResultStore, row: dict[str, Any]) -> list[str]:
+    """The seed's subscriber example, built in: a drop of more than half a point is noticed."""
+    previous = store.previous(row["target_id"], row["id"])
+    if previous is None:
+        return []
+    drop = previous["avg_score"] - row["avg_score"]
+    if drop <= REGRESSION_TOLERANCE:
+        return []
+    return [
+        f"regression: {row['target_id']} dropped {drop:.2f} points, from {previous['avg_score']:.2f} to "
+        f"{row['avg_score']:.2f} over {row['question_count']} cases"
+    ]
+
+
+def notify_subscribers(row: dict[str, Any], context: RunContext) -> threading.Thread:
+    """Call every run-complete subscriber once, in the background: the row is already stored,
+    so a slow subscriber delays nothing and one that raises is logged and forgotten."""
+
+    def call_all() -> None:
+        for entry in sorted(entry_points(group=SUBSCRIBER_GROUP), key=lambda e: (e.dist.name if e.dist else "", e.name)):
+            try:
+                subscriber = entry.load()
+                takes_context = len(inspect.signature(subscriber).parameters) >= 2
+                subscriber(dict(row), context) if takes_context else subscriber(dict(row))
+            except Exception:
+                log.exception("run-complete subscriber %s failed; the run is not affected", entry.name)
+
+    worker = threading.Thread(target=call_all, name="ai-eval run-complete subscribers")
+    worker.start()
+    return worker
