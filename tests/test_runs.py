@@ -1,0 +1,286 @@
+"""Runs of cases files: the result row, the SQLite store, subscribers, time limits."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ai_eval_lsp.api import CheckOutcome
+from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
+from ai_eval_lsp.core.executors import StringCheckExecutor
+from ai_eval_lsp.core.results import CaseResult, build_row, wilson_interval
+from ai_eval_lsp.project import Project
+from ai_eval_lsp.runs import RunCancelled, run_cases
+from ai_eval_lsp.settings import Settings
+
+RUBRIC = """id: support_tone
+version: "1.0"
+checks:
+  - {id: apologises, kind: must_contain_any, values: [sorry]}
+scoring: {combine: all_pass}
+"""
+ROW_FIELDS = {
+    "id", "target_id", "run_id", "timestamp", "avg_score", "pass_rate", "pass_rate_ci_low", "pass_rate_ci_high",
+    "passed_gate", "question_count", "error_count", "scores_json", "source", "duration", "config_json",
+}
+
+
+def cases(*entries: str, gate: str = "") -> str:
+    return "rubric: support_tone\n" + (f"gate: {gate}\n" if gate else "") + "cases:\n" + "".join(entries)
+
+
+def case(case_id: str, response: str, expect: str = "") -> str:
+    return f"  - id: {case_id}\n    response: {json.dumps(response)}\n" + (f"    expect: {expect}\n" if expect else "")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "tone.rubric.yaml").write_text(RUBRIC)
+    return tmp_path
+
+
+def project(root: Path, **settings: Any) -> Project:
+    return Project.load(root, Settings(**settings))
+
+
+# --- the Wilson interval, worked out by hand for n = 10 (z = 1.96, z² = 3.8416) ---------------
+
+
+def test_wilson_at_zero_passes() -> None:
+    low, high = wilson_interval(0, 10)  # type: ignore[misc]
+    assert low == 0.0
+    assert high == pytest.approx(0.38416 / 1.38416, abs=1e-9)  # (z²/n) / (1 + z²/n)
+
+
+def test_wilson_at_one_pass() -> None:
+    low, high = wilson_interval(1, 10)  # type: ignore[misc]
+    centre, half = 0.29208 / 1.38416, 1.96 * 0.018604**0.5 / 1.38416  # (0.1 + z²/2n), sqrt(0.009 + z²/4n²)
+    assert (low, high) == (pytest.approx(centre - half, abs=1e-12), pytest.approx(centre + half, abs=1e-12))
+    assert (round(low, 4), round(high, 4)) == (0.0179, 0.4042)  # the textbook interval for 1 of 10
+
+
+def test_wilson_at_every_pass() -> None:
+    low, high = wilson_interval(10, 10)  # type: ignore[misc]
+    assert low == pytest.approx(1 - 0.38416 / 1.38416, abs=1e-9)
+    assert high == 1.0
+
+
+def test_no_scored_case_has_no_interval() -> None:
+    assert wilson_interval(0, 0) is None
+
+
+# --- the row -------------------------------------------------------------------------------------
+
+
+def test_pass_rate_counts_scored_cases_and_question_count_counts_errors(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(
+        cases(case("a", "sorry"), case("b", "no"), case("c", "sorry"), "  - id: d\n    question: {}\n")
+    )
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    row = result.row
+    assert set(row) == ROW_FIELDS
+    assert row["question_count"] == 4 and row["error_count"] == 1
+    assert row["pass_rate"] == pytest.approx(2 / 3)
+    assert row["avg_score"] == pytest.approx(10 / 3)  # (5 + 0 + 5) / 3 on the 0..5 scale
+    assert json.loads(row["scores_json"]) == {"a": 5.0, "b": 0.0, "c": 5.0, "d": None}
+    low, high = wilson_interval(2, 3)  # type: ignore[misc]
+    assert (row["pass_rate_ci_low"], row["pass_rate_ci_high"]) == (low, high)
+    assert isinstance(row["duration"], float) and row["source"] == "cli"
+    config = json.loads(row["config_json"])
+    assert config["rubrics"] == [{"id": "support_tone", "version": "1.0"}]
+    assert {"name": "word_count", "distribution": "ai-eval-test-wordcount", "version": "0.3.0"} in config["plugins"]
+
+
+def test_the_gate_and_expectations(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass"), case("b", "no", "pass"), gate="{pass_rate: 0.4, avg_score: 2.5}"))
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert result.row["passed_gate"] == 1  # 0.5 >= 0.4 and 2.5 >= 2.5
+    assert not result.expectations_met and not result.ok
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "no"), gate="{pass_rate: 0.6}"))
+    assert run_cases(project(workspace), workspace / "t.cases.yaml").row["passed_gate"] == 0
+
+
+def test_with_no_scored_case_rates_are_zero_and_any_gate_fails() -> None:
+    errored = [CaseResult("a", None, "no rubric", None)]
+    row = build_row("t", errored, {"pass_rate": 0.0}, "cli", 0.1, {})
+    assert (row["pass_rate"], row["avg_score"], row["pass_rate_ci_low"], row["pass_rate_ci_high"]) == (0.0, 0.0, None, None)
+    assert row["passed_gate"] == 0
+    assert build_row("t", errored, None, "cli", 0.1, {})["passed_gate"] == 1
+
+
+def test_an_errored_case_never_meets_its_expectation() -> None:
+    assert not CaseResult("a", None, "broken", "fail").expectation_met
+
+
+def test_a_missing_rubric_errors_every_case(tmp_path: Path) -> None:
+    (tmp_path / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass")))
+    result = run_cases(project(tmp_path), tmp_path / "t.cases.yaml")
+    assert result.row["error_count"] == 1 and result.cases[0].error == "no rubric `support_tone` in the workspace"
+
+
+def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Path) -> None:
+    (workspace / "tone.rubric.yaml").write_text(RUBRIC.replace("must_contain_any", "must_contain"))
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert result.row["error_count"] == 1
+    assert "has 1 error(s); first, at line 4: unknown check kind `must_contain`" in str(result.cases[0].error)
+
+
+# --- the store ------------------------------------------------------------------------------------
+
+
+def test_the_stored_row_reads_back_from_sqlite(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    with sqlite3.connect(workspace / ".ai_eval" / "results.sqlite") as connection:
+        connection.row_factory = sqlite3.Row
+        stored = dict(connection.execute("SELECT * FROM ai_eval_result").fetchone())
+    assert stored == result.row
+
+
+def test_runs_get_new_run_ids_and_concurrent_runs_lose_nothing(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(*(case(f"c{i}", "sorry") for i in range(20))))
+    database = workspace / "shared.sqlite"
+    rows: list[dict[str, Any]] = []
+    workers = [
+        threading.Thread(target=lambda: rows.append(run_cases(project(workspace), workspace / "t.cases.yaml", database=database).row))
+        for _ in range(6)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    with sqlite3.connect(database) as connection:
+        stored = connection.execute("SELECT id, run_id FROM ai_eval_result ORDER BY id").fetchall()
+    assert len(stored) == 6
+    assert len({run_id for _, run_id in stored}) == 6
+    assert sorted((r["id"], r["run_id"]) for r in rows) == stored
+
+
+def test_a_run_killed_midway_leaves_no_row(workspace: Path) -> None:
+    (workspace / "pyproject.toml").write_text("[tool.ai-eval]\nrunTimeoutSeconds = 60\n")
+    (workspace / "slow.rubric.yaml").write_text(
+        'id: slow\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: "(a+)+$"}\nscoring: {combine: all_pass}\n'
+    )
+    (workspace / "s.cases.yaml").write_text("rubric: slow\ncases:\n" + case("a", "a" * 50_000 + "b"))
+    process = subprocess.Popen([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", str(workspace / "s.cases.yaml")])
+    time.sleep(3)
+    process.kill()
+    process.wait()
+    database = workspace / ".ai_eval" / "results.sqlite"
+    if database.exists():
+        with sqlite3.connect(database) as connection:
+            assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (0,)
+
+
+def test_a_cancelled_run_stores_nothing(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    cancelled = threading.Event()
+    cancelled.set()
+    with pytest.raises(RunCancelled):
+        run_cases(project(workspace), workspace / "t.cases.yaml", cancelled=cancelled)
+    assert not (workspace / ".ai_eval" / "results.sqlite").exists()
+
+
+# --- subscribers, the envelope, the regression notice --------------------------------------------
+
+
+def test_subscribers_get_each_row_once_after_it_is_stored_even_beside_failing_and_slow_ones(
+    workspace: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path_factory.mktemp("log") / "calls.jsonl"
+    monkeypatch.setenv("AI_EVAL_TEST_SUBSCRIBERS", str(log))
+    monkeypatch.setenv("AI_EVAL_TEST_SLOW_SECONDS", "5")
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    started = time.monotonic()
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    returned = time.monotonic() - started
+    assert returned < 4  # the slow subscriber (5 s) runs after the row is returned
+    assert result.subscribers is not None
+    result.subscribers.join(timeout=60)
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(c["id"], c["run_id"]) for c in calls] == [(result.row["id"], result.row["run_id"])]
+    with sqlite3.connect(workspace / ".ai_eval" / "results.sqlite") as connection:
+        assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (1,)
+
+
+def test_the_envelope_is_written_only_when_asked(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "no")))
+    quiet = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert quiet.subscribers is not None
+    quiet.subscribers.join(timeout=60)
+    assert not (workspace / ".ai_eval" / "envelopes").exists()
+    result = run_cases(project(workspace, export_envelope_on_complete=True), workspace / "t.cases.yaml")
+    assert result.subscribers is not None
+    result.subscribers.join(timeout=60)
+    row = result.row
+    path = workspace / ".ai_eval" / "envelopes" / f"support_tone-{row['timestamp']}-{row['id']}.eee.json"
+    envelope = json.loads(path.read_text())
+    assert set(envelope) == {
+        "schema_version", "evaluation_id", "retrieved_timestamp", "source_metadata", "model_info",
+        "eval_library", "evaluation_results", "additional_details",
+    }
+    assert envelope["source_metadata"]["source_type"] == "evaluation_run"
+    assert envelope["eval_library"]["name"] == "ai-eval-lsp"
+    avg, rate = envelope["evaluation_results"]
+    assert (avg["evaluation_name"], avg["score_details"]["score"], avg["metric_config"]["max_score"]) == ("avg_score", 2.5, 5)
+    assert rate["uncertainty"]["confidence_interval"]["lower"] == row["pass_rate_ci_low"]
+    assert all(isinstance(v, str) for v in envelope["additional_details"].values())
+
+
+def test_a_drop_of_more_than_half_a_point_is_noticed(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "sorry")))
+    assert run_cases(project(workspace), workspace / "t.cases.yaml").notices == []
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "no")))
+    notices = run_cases(project(workspace), workspace / "t.cases.yaml").notices
+    assert notices == ["regression: support_tone dropped 2.50 points, from 5.00 to 2.50 over 2 cases"]
+
+
+# --- time limits ----------------------------------------------------------------------------------
+
+
+def test_a_catastrophic_regex_fails_within_the_limit() -> None:
+    executor = StringCheckExecutor(regex_timeout=1.0)
+    started = time.monotonic()
+    outcome = executor.execute({"kind": "regex", "id": "bad", "pattern": "(a+)+$"}, "a" * 50_000 + "b", {})
+    assert time.monotonic() - started < 5
+    assert not outcome.passed and "longer than 1 s" in outcome.reason
+
+
+class NeverReturns:
+    def applies(self, check: dict[str, Any]) -> bool:
+        return check.get("kind") == "stuck"
+
+    def execute(self, check: dict[str, Any], response: str, context: dict[str, Any]) -> CheckOutcome:
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+
+def test_a_plugin_that_never_returns_fails_its_check_when_the_limit_runs_out() -> None:
+    evaluator = Evaluator([Runner(NeverReturns(), "plugin stuck", True)], lambda ref: None, timeout=1.0)
+    rubric = LoadedRubric("r", "1.0", {"checks": [{"kind": "stuck", "id": "s"}], "scoring": {"combine": "all_pass"}})
+    started = time.monotonic()
+    verdict = evaluator.evaluate(rubric, "x", {})
+    assert time.monotonic() - started < 5
+    assert verdict is not None and not verdict.passed
+    assert "plugin stuck did not finish within 1 s (runTimeoutSeconds)" in verdict.outcomes[0].reason
+
+
+def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass")))
+    ok = subprocess.run([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", "--format", "json", str(workspace / "t.cases.yaml")], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    (report,) = json.loads(ok.stdout)
+    assert set(report["row"]) == ROW_FIELDS and report["verdicts"]["a"]["passed"] is True
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "no", "pass")))
+    failed = subprocess.run([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", str(workspace / "t.cases.yaml")], capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1
+    assert "a: expected pass, which it did not get" in failed.stdout
