@@ -28,8 +28,21 @@ checks:
 scoring: {combine: all_pass}
 """
 ROW_FIELDS = {
-    "id", "target_id", "run_id", "timestamp", "avg_score", "pass_rate", "pass_rate_ci_low", "pass_rate_ci_high",
-    "passed_gate", "question_count", "error_count", "scores_json", "source", "duration", "config_json",
+    "id",
+    "target_id",
+    "run_id",
+    "timestamp",
+    "avg_score",
+    "pass_rate",
+    "pass_rate_ci_low",
+    "pass_rate_ci_high",
+    "passed_gate",
+    "question_count",
+    "error_count",
+    "scores_json",
+    "source",
+    "duration",
+    "config_json",
 }
 
 
@@ -38,7 +51,9 @@ def cases(*entries: str, gate: str = "") -> str:
 
 
 def case(case_id: str, response: str, expect: str = "") -> str:
-    return f"  - id: {case_id}\n    response: {json.dumps(response)}\n" + (f"    expect: {expect}\n" if expect else "")
+    return f"  - id: {case_id}\n    response: {json.dumps(response)}\n" + (
+        f"    expect: {expect}\n" if expect else ""
+    )
 
 
 @pytest.fixture
@@ -96,22 +111,33 @@ def test_pass_rate_counts_scored_cases_and_question_count_counts_errors(workspac
     assert isinstance(row["duration"], float) and row["source"] == "cli"
     config = json.loads(row["config_json"])
     assert config["rubrics"] == [{"id": "support_tone", "version": "1.0"}]
-    assert {"name": "word_count", "distribution": "ai-eval-test-wordcount", "version": "0.3.0"} in config["plugins"]
+    assert {"name": "word_count", "distribution": "ai-eval-test-wordcount", "version": "0.3.0"} in config[
+        "plugins"
+    ]
 
 
 def test_the_gate_and_expectations(workspace: Path) -> None:
-    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass"), case("b", "no", "pass"), gate="{pass_rate: 0.4, avg_score: 2.5}"))
+    (workspace / "t.cases.yaml").write_text(
+        cases(case("a", "sorry", "pass"), case("b", "no", "pass"), gate="{pass_rate: 0.4, avg_score: 2.5}")
+    )
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
     assert result.row["passed_gate"] == 1  # 0.5 >= 0.4 and 2.5 >= 2.5
     assert not result.expectations_met and not result.ok
-    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "no"), gate="{pass_rate: 0.6}"))
+    (workspace / "t.cases.yaml").write_text(
+        cases(case("a", "sorry"), case("b", "no"), gate="{pass_rate: 0.6}")
+    )
     assert run_cases(project(workspace), workspace / "t.cases.yaml").row["passed_gate"] == 0
 
 
 def test_with_no_scored_case_rates_are_zero_and_any_gate_fails() -> None:
     errored = [CaseResult("a", None, "no rubric", None)]
     row = build_row("t", errored, {"pass_rate": 0.0}, "cli", 0.1, {})
-    assert (row["pass_rate"], row["avg_score"], row["pass_rate_ci_low"], row["pass_rate_ci_high"]) == (0.0, 0.0, None, None)
+    assert (row["pass_rate"], row["avg_score"], row["pass_rate_ci_low"], row["pass_rate_ci_high"]) == (
+        0.0,
+        0.0,
+        None,
+        None,
+    )
     assert row["passed_gate"] == 0
     assert build_row("t", errored, None, "cli", 0.1, {})["passed_gate"] == 1
 
@@ -123,7 +149,10 @@ def test_an_errored_case_never_meets_its_expectation() -> None:
 def test_a_missing_rubric_errors_every_case(tmp_path: Path) -> None:
     (tmp_path / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass")))
     result = run_cases(project(tmp_path), tmp_path / "t.cases.yaml")
-    assert result.row["error_count"] == 1 and result.cases[0].error == "no rubric `support_tone` in the workspace"
+    assert (
+        result.row["error_count"] == 1
+        and result.cases[0].error == "no rubric `support_tone` in the workspace"
+    )
 
 
 def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Path) -> None:
@@ -151,7 +180,11 @@ def test_runs_get_new_run_ids_and_concurrent_runs_lose_nothing(workspace: Path) 
     database = workspace / "shared.sqlite"
     rows: list[dict[str, Any]] = []
     workers = [
-        threading.Thread(target=lambda: rows.append(run_cases(project(workspace), workspace / "t.cases.yaml", database=database).row))
+        threading.Thread(
+            target=lambda: rows.append(
+                run_cases(project(workspace), workspace / "t.cases.yaml", database=database).row
+            )
+        )
         for _ in range(6)
     ]
     for worker in workers:
@@ -171,7 +204,17 @@ def test_a_run_killed_midway_leaves_no_row(workspace: Path) -> None:
         'id: slow\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: "(a+)+$"}\nscoring: {combine: all_pass}\n'
     )
     (workspace / "s.cases.yaml").write_text("rubric: slow\ncases:\n" + case("a", "a" * 50_000 + "b"))
-    process = subprocess.Popen([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", str(workspace / "s.cases.yaml")])
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ai_eval_lsp",
+            "--root",
+            str(workspace),
+            "run",
+            str(workspace / "s.cases.yaml"),
+        ]
+    )
     time.sleep(3)
     process.kill()
     process.wait()
@@ -225,13 +268,23 @@ def test_the_envelope_is_written_only_when_asked(workspace: Path) -> None:
     path = workspace / ".ai_eval" / "envelopes" / f"support_tone-{row['timestamp']}-{row['id']}.eee.json"
     envelope = json.loads(path.read_text())
     assert set(envelope) == {
-        "schema_version", "evaluation_id", "retrieved_timestamp", "source_metadata", "model_info",
-        "eval_library", "evaluation_results", "additional_details",
+        "schema_version",
+        "evaluation_id",
+        "retrieved_timestamp",
+        "source_metadata",
+        "model_info",
+        "eval_library",
+        "evaluation_results",
+        "additional_details",
     }
     assert envelope["source_metadata"]["source_type"] == "evaluation_run"
     assert envelope["eval_library"]["name"] == "ai-eval-lsp"
     avg, rate = envelope["evaluation_results"]
-    assert (avg["evaluation_name"], avg["score_details"]["score"], avg["metric_config"]["max_score"]) == ("avg_score", 2.5, 5)
+    assert (avg["evaluation_name"], avg["score_details"]["score"], avg["metric_config"]["max_score"]) == (
+        "avg_score",
+        2.5,
+        5,
+    )
     assert rate["uncertainty"]["confidence_interval"]["lower"] == row["pass_rate_ci_low"]
     assert all(isinstance(v, str) for v in envelope["additional_details"].values())
 
@@ -266,7 +319,9 @@ class NeverReturns:
 
 def test_a_plugin_that_never_returns_fails_its_check_when_the_limit_runs_out() -> None:
     evaluator = Evaluator([Runner(NeverReturns(), "plugin stuck", True)], lambda ref: None, timeout=1.0)
-    rubric = LoadedRubric("r", "1.0", {"checks": [{"kind": "stuck", "id": "s"}], "scoring": {"combine": "all_pass"}})
+    rubric = LoadedRubric(
+        "r", "1.0", {"checks": [{"kind": "stuck", "id": "s"}], "scoring": {"combine": "all_pass"}}
+    )
     started = time.monotonic()
     verdict = evaluator.evaluate(rubric, "x", {})
     assert time.monotonic() - started < 5
@@ -276,11 +331,39 @@ def test_a_plugin_that_never_returns_fails_its_check_when_the_limit_runs_out() -
 
 def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(workspace: Path) -> None:
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass")))
-    ok = subprocess.run([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", "--format", "json", str(workspace / "t.cases.yaml")], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ai_eval_lsp",
+            "--root",
+            str(workspace),
+            "run",
+            "--format",
+            "json",
+            str(workspace / "t.cases.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     (report,) = json.loads(ok.stdout)
     assert set(report["row"]) == ROW_FIELDS and report["verdicts"]["a"]["passed"] is True
     (workspace / "t.cases.yaml").write_text(cases(case("a", "no", "pass")))
-    failed = subprocess.run([sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", str(workspace / "t.cases.yaml")], capture_output=True, text=True, timeout=120)
+    failed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ai_eval_lsp",
+            "--root",
+            str(workspace),
+            "run",
+            str(workspace / "t.cases.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert failed.returncode == 1
     assert "a: expected pass, which it did not get" in failed.stdout

@@ -33,12 +33,22 @@ def envelope(row: dict[str, Any]) -> dict[str, Any]:
         "evaluation_results": [
             {
                 "evaluation_name": "avg_score",
-                "metric_config": {"score_type": "continuous", "lower_is_better": False, "min_score": 0, "max_score": 5},
+                "metric_config": {
+                    "score_type": "continuous",
+                    "lower_is_better": False,
+                    "min_score": 0,
+                    "max_score": 5,
+                },
                 "score_details": {"score": row["avg_score"]},
             },
             {
                 "evaluation_name": "pass_rate",
-                "metric_config": {"score_type": "continuous", "lower_is_better": False, "min_score": 0, "max_score": 1},
+                "metric_config": {
+                    "score_type": "continuous",
+                    "lower_is_better": False,
+                    "min_score": 0,
+                    "max_score": 1,
+                },
                 "score_details": {"score": row["pass_rate"]},
                 "uncertainty": {
                     "confidence_interval": {
@@ -52,7 +62,17 @@ def envelope(row: dict[str, Any]) -> dict[str, Any]:
         ],
         "additional_details": {
             name: str(row[name])
-            for name in ("target_id", "run_id", "passed_gate", "question_count", "error_count", "source", "duration", "scores_json", "config_json")
+            for name in (
+                "target_id",
+                "run_id",
+                "passed_gate",
+                "question_count",
+                "error_count",
+                "source",
+                "duration",
+                "scores_json",
+                "config_json",
+            )
         },
     }
 

@@ -66,7 +66,9 @@ class Registry:
 
     def runners(self, timeout: float) -> list[Runner]:
         """Every executor in dispatch order: the core ones, then the plugins, isolated."""
-        core = [Runner(executor, CORE.name, isolated=False) for executor in core_executors(self.services, timeout)]
+        core = [
+            Runner(executor, CORE.name, isolated=False) for executor in core_executors(self.services, timeout)
+        ]
         return core + [Runner(p.executor, str(p.origin), isolated=True) for p in self.executors]
 
     def dispatch(self, check: Mapping[str, Any]) -> tuple[str | None, str | None]:

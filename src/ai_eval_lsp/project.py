@@ -82,9 +82,9 @@ class Project:
                 index.put(summarize(self.relative(path), parse(text, self.rules.parser).root))
         return index
 
-    def check_cases(self, data: bytes) -> list[Problem]:
+    def check_cases(self, data: bytes, index: RubricIndex) -> list[Problem]:
         text, problems = decode(data)
-        found = problems + analyse_cases(text, self.cases_validator, self.rules.parser)
+        found = problems + analyse_cases(text, self.cases_validator, index, self.rules.parser)
         return sorted(found, key=Problem.sort_key)
 
 

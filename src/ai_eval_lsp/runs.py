@@ -108,10 +108,20 @@ def run_cases(
         raise RunError(f"{cases_path}: cannot be read: {err.strerror}") from err
     parsed = parse(text, project.rules.parser)
     data = parsed.root.value if parsed.root is not None else None
-    if not isinstance(data, dict) or not isinstance(data.get("rubric"), str) or not isinstance(data.get("cases"), list):
-        raise RunError(f"{cases_path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("rubric"), str)
+        or not isinstance(data.get("cases"), list)
+    ):
+        raise RunError(
+            f"{cases_path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)"
+        )
     library = RubricLibrary(project, project.index({}))
-    evaluator = Evaluator(project.registry.runners(project.settings.run_timeout_seconds), library, project.settings.run_timeout_seconds)
+    evaluator = Evaluator(
+        project.registry.runners(project.settings.run_timeout_seconds),
+        library,
+        project.settings.run_timeout_seconds,
+    )
     ref: str = data["rubric"]
     target_id = ref.partition("@")[0]
     results: list[CaseResult] = []
@@ -125,7 +135,10 @@ def run_cases(
         raise RunCancelled
     config = {
         "cases_file": project.relative(cases_path),
-        "rubrics": sorted(({"id": r.id, "version": r.version} for r in library.loaded.values()), key=lambda r: (r["id"], str(r["version"]))),
+        "rubrics": sorted(
+            ({"id": r.id, "version": r.version} for r in library.loaded.values()),
+            key=lambda r: (r["id"], str(r["version"])),
+        ),
         "plugins": [
             {"name": p.name, "distribution": p.origin.distribution, "version": p.origin.version}
             for p in project.registry.executors
@@ -183,7 +196,9 @@ def notify_subscribers(row: dict[str, Any], context: RunContext) -> threading.Th
     so a slow subscriber delays nothing and one that raises is logged and forgotten."""
 
     def call_all() -> None:
-        for entry in sorted(entry_points(group=SUBSCRIBER_GROUP), key=lambda e: (e.dist.name if e.dist else "", e.name)):
+        for entry in sorted(
+            entry_points(group=SUBSCRIBER_GROUP), key=lambda e: (e.dist.name if e.dist else "", e.name)
+        ):
             try:
                 subscriber = entry.load()
                 takes_context = len(inspect.signature(subscriber).parameters) >= 2

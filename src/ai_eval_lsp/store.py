@@ -106,7 +106,11 @@ class ResultStore:
     def rows(self, target_id: str | None = None) -> list[dict[str, Any]]:
         connection = self._connect()
         try:
-            query = "SELECT * FROM ai_eval_result" + (" WHERE target_id = ?" if target_id else "") + " ORDER BY id"
+            query = (
+                "SELECT * FROM ai_eval_result"
+                + (" WHERE target_id = ?" if target_id else "")
+                + " ORDER BY id"
+            )
             return [dict(r) for r in connection.execute(query, (target_id,) if target_id else ())]
         finally:
             connection.close()

@@ -61,7 +61,11 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run cases files: grade every case, store one result row per file")
     run.add_argument("paths", nargs="+", metavar="CASES")
-    run.add_argument("--db", metavar="PATH", help="the results database (default: resultsDatabase, .ai_eval/results.sqlite)")
+    run.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the results database (default: resultsDatabase, .ai_eval/results.sqlite)",
+    )
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(run=_run)
 
@@ -102,7 +106,9 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     for path, role in targets:
         shown = path.as_posix()
         problems = (
-            analyses[path].problems_in(index) if role == "rubric" else project.check_cases(contents[path])
+            analyses[path].problems_in(index)
+            if role == "rubric"
+            else project.check_cases(contents[path], index)
         )
         found.extend(FileProblem(shown, problem) for problem in problems)
 
@@ -120,7 +126,9 @@ def _run(project: Project, args: argparse.Namespace) -> int:
     results = []
     for name in args.paths:
         try:
-            result = run_cases(project, Path(name), "cli", Path(args.db) if args.db else None, _progress(name))
+            result = run_cases(
+                project, Path(name), "cli", Path(args.db) if args.db else None, _progress(name)
+            )
         except RunError as err:
             print(f"error: {err}", file=sys.stderr)
             return EXIT_USAGE

@@ -157,7 +157,9 @@ def run_json(name: str, result: RunResult) -> dict[str, Any]:
 def format_run(name: str, result: RunResult) -> str:
     row = result.row
     interval = (
-        f"[{row['pass_rate_ci_low']:.2f}, {row['pass_rate_ci_high']:.2f}]" if row["pass_rate_ci_low"] is not None else "[n/a]"
+        f"[{row['pass_rate_ci_low']:.2f}, {row['pass_rate_ci_high']:.2f}]"
+        if row["pass_rate_ci_low"] is not None
+        else "[n/a]"
     )
     lines = [
         f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval}, average {row['avg_score']:.2f}/5, "

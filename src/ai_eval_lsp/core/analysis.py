@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ai_eval_lsp.core.lints import Dispatch, lint_rubric, lint_workspace
+from ai_eval_lsp.core.lints import Dispatch, lint_cases, lint_rubric, lint_workspace
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.validate import SchemaValidator
 from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, summarize
@@ -50,12 +50,15 @@ def analyse_rubric(
     return Analysis(path, text, root, summarize(path, root), problems)
 
 
-def analyse_cases(text: str, validator: SchemaValidator, parser: Parser = "fast") -> list[Problem]:
-    """The problems of a cases file that need no other file."""
+def analyse_cases(
+    text: str, validator: SchemaValidator, index: RubricIndex, parser: Parser = "fast"
+) -> list[Problem]:
+    """The problems of a cases file: its own, and against the rubrics of the workspace."""
     parsed = parse(text, parser)
     problems = list(parsed.problems)
     if parsed.root is not None and parsed.root.value is not None:
         problems.extend(validator.validate(parsed.root, text))
+        problems.extend(lint_cases(parsed.root, index))
     elif not parsed.problems:
         problems.append(_empty("cases file", "`rubric` and `cases`", parsed.root))
     return sorted(problems, key=Problem.sort_key)

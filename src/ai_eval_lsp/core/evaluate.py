@@ -114,7 +114,11 @@ class Evaluator:
         return outcome
 
     def _evaluate(
-        self, rubric: LoadedRubric, response: str, question: Mapping[str, Any], chain: tuple[LoadedRubric, ...]
+        self,
+        rubric: LoadedRubric,
+        response: str,
+        question: Mapping[str, Any],
+        chain: tuple[LoadedRubric, ...],
     ) -> Verdict | None:
         checks = rubric.data.get("checks")
         if not isinstance(checks, list):
@@ -171,7 +175,9 @@ class Evaluator:
             worker.start()
             worker.join(self.timeout)
             if worker.is_alive():
-                return _failed(check, f"{runner.name} did not finish within {self.timeout:g} s (runTimeoutSeconds)")
+                return _failed(
+                    check, f"{runner.name} did not finish within {self.timeout:g} s (runTimeoutSeconds)"
+                )
         else:
             call()
         outcome = result[0]
@@ -182,7 +188,11 @@ class Evaluator:
         return outcome
 
     def _composite(
-        self, check: Mapping[str, Any], response: str, question: Mapping[str, Any], chain: tuple[LoadedRubric, ...]
+        self,
+        check: Mapping[str, Any],
+        response: str,
+        question: Mapping[str, Any],
+        chain: tuple[LoadedRubric, ...],
     ) -> tuple[CheckOutcome | None, str]:
         ref = check.get("rubric")
         if not isinstance(ref, str) or not ref:
@@ -205,7 +215,11 @@ class Evaluator:
         if verdict is None:
             return None, f"composite: `{sub.name}` has no executable check"
         return CheckOutcome(
-            str(check.get("id") or ""), "composite", verdict.score, verdict.passed, f"{sub.name}: {verdict.reason}"
+            str(check.get("id") or ""),
+            "composite",
+            verdict.score,
+            verdict.passed,
+            f"{sub.name}: {verdict.reason}",
         ), ""
 
 
@@ -214,7 +228,12 @@ def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
 
 
 def _number(value: Any, what: str, low: float = 0.0, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < low or (high is not None and value > high):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value < low
+        or (high is not None and value > high)
+    ):
         bound = f"from {low:g} to {high:g}" if high is not None else f">= {low:g}"
         raise RubricError(f"{what} must be a number {bound}, not {value!r}")
     return float(value)
@@ -229,7 +248,9 @@ def _combine(
     scoring = rubric.data.get("scoring")
     if not isinstance(scoring, Mapping) or scoring.get("combine") not in COMBINE_MODES:
         combine = scoring.get("combine") if isinstance(scoring, Mapping) else None
-        raise RubricError(f"rubric `{rubric.name}`: `scoring.combine` must be one of {', '.join(COMBINE_MODES)}, not {combine!r}")
+        raise RubricError(
+            f"rubric `{rubric.name}`: `scoring.combine` must be one of {', '.join(COMBINE_MODES)}, not {combine!r}"
+        )
     mode = scoring["combine"]
     threshold = _number(scoring.get("threshold", 0.5), "`scoring.threshold`", 0.0, 1.0)
     outcomes = [outcome for _, _, outcome in executed]
@@ -252,7 +273,12 @@ def _combine(
             total = sum(ws)
             score = sum(w * s for w, s in zip(ws, scores, strict=True)) / total if total else 0.0
         else:
-            score = {"min": min, "max": max, "median": statistics.median}[mode](scores)
+            reducers: dict[str, Callable[[list[float]], float]] = {
+                "min": min,
+                "max": max,
+                "median": statistics.median,
+            }
+            score = reducers[mode](scores)
         passed = score >= threshold
     failed = [f"{check_name(i, c)} ({o.reason})" for i, c, o in executed if not o.passed]
     summary = (

@@ -27,7 +27,9 @@ def _fail(check: Mapping[str, Any], reason: str) -> CheckOutcome:
 
 
 def _verdict(check: Mapping[str, Any], passed: bool, reason: str) -> CheckOutcome:
-    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind")), 1.0 if passed else 0.0, passed, reason)
+    return CheckOutcome(
+        str(check.get("id") or ""), str(check.get("kind")), 1.0 if passed else 0.0, passed, reason
+    )
 
 
 class StringCheckExecutor:
@@ -53,7 +55,9 @@ class StringCheckExecutor:
         haystack = response if case_sensitive else response.casefold()
         found = [v for v in values if (v if case_sensitive else v.casefold()) in haystack]
         if check.get("kind") == "must_contain_any":
-            return _verdict(check, bool(found), f"found {_quoted(found[:1])}" if found else "none of the values found")
+            return _verdict(
+                check, bool(found), f"found {_quoted(found[:1])}" if found else "none of the values found"
+            )
         return _verdict(check, not found, f"found {_quoted(found)}" if found else "none of the values found")
 
     def _regex(self, check: Mapping[str, Any], response: str) -> CheckOutcome:
@@ -72,10 +76,17 @@ class StringCheckExecutor:
         try:
             match = compiled.search(response, timeout=self.regex_timeout, concurrent=True)
         except TimeoutError:
-            return _fail(check, f"matching took longer than {self.regex_timeout:g} s and was stopped; the pattern backtracks too much (nested repeats such as `(a+)+`?)")
+            return _fail(
+                check,
+                f"matching took longer than {self.regex_timeout:g} s and was stopped; the pattern backtracks too much (nested repeats such as `(a+)+`?)",
+            )
         if must_match:
             return _verdict(check, match is not None, f"matched {match.group()!r}" if match else "no match")
-        return _verdict(check, match is None, f"matched {match.group()!r}, which must not match" if match else "no match, as required")
+        return _verdict(
+            check,
+            match is None,
+            f"matched {match.group()!r}, which must not match" if match else "no match, as required",
+        )
 
 
 def normalize(text: str) -> str:
@@ -103,7 +114,9 @@ class TargetMatchExecutor:
             return _fail(check, f"`threshold` must be a number from 0 to 1, not {threshold!r}")
         found = self.services.resolve(source, context)
         if found is None:
-            return _fail(check, f"`{source}` does not resolve to a string or a list of strings in the question")
+            return _fail(
+                check, f"`{source}` does not resolve to a string or a list of strings in the question"
+            )
         variants = [found] if isinstance(found, str) else found
         if mode == "exact":
             hit = next((i for i, v in enumerate(variants) if v == response), None)
@@ -127,7 +140,11 @@ class TargetMatchExecutor:
 
 def _variant_reason(how: str, hit: int | None, count: int) -> str:
     if hit is None:
-        return f"does not match the reference {how}" if count == 1 else f"matches none of the {count} references {how}"
+        return (
+            f"does not match the reference {how}"
+            if count == 1
+            else f"matches none of the {count} references {how}"
+        )
     return f"matches the reference {how}" if count == 1 else f"matches reference {hit + 1} of {count} {how}"
 
 

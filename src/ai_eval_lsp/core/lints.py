@@ -7,6 +7,7 @@ from typing import Any
 
 import regex
 
+from ai_eval_lsp.api import Services
 from ai_eval_lsp.core.problems import Problem, Related, Span
 from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, check_label
 from ai_eval_lsp.core.yamltree import Node
@@ -15,6 +16,7 @@ Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
 """Who runs a check: (runner, None), (None, None) when nobody does, or (None, why it failed)."""
 
 MAX_COMPOSITE_HOPS = 3
+resolve_path = Services().resolve
 
 _FLAGS = {
     "i": regex.IGNORECASE,
@@ -190,15 +192,7 @@ def lint_workspace(summary: RubricSummary, index: RubricIndex) -> list[Problem]:
 def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: RubricIndex) -> Problem | None:
     target = index.resolve(ref)
     if target is None:
-        known = sorted({s.id for s in index.by_path.values() if s.id})
-        rubric_id, _, version = ref.partition("@")
-        if version and index.with_id(rubric_id):
-            versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
-            reason = f"no version {version} of `{rubric_id}` is in the workspace (it has {versions})"
-        else:
-            reason = f"no rubric `{rubric_id}` is in the workspace" + (
-                f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
-            )
+        reason = _unresolved_reason(ref, index)
         return Problem("unresolved-rubric", f"composite check names {reason}", span, {"ref": ref})
     chain = _first_bad_chain(summary, target, index)
     if chain is None:
@@ -221,6 +215,17 @@ def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: Rubr
     )
 
 
+def _unresolved_reason(ref: str, index: RubricIndex) -> str:
+    """Why `ref` names no rubric of the workspace, and what it could have named."""
+    rubric_id, _, version = ref.partition("@")
+    if version and index.with_id(rubric_id):
+        versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
+        return f"no version {version} of `{rubric_id}` is in the workspace (it has {versions})"
+    known = sorted({s.id for s in index.by_path.values() if s.id})
+    listing = f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
+    return f"no rubric `{rubric_id}` in the workspace{listing}"
+
+
 def _first_bad_chain(
     start: RubricSummary, first_hop: RubricSummary, index: RubricIndex
 ) -> list[RubricSummary] | None:
@@ -236,3 +241,57 @@ def _first_bad_chain(
         following = [index.resolve(c.ref) for c in last.composites]
         stack.extend([*chain, hop] for hop in reversed(following) if hop is not None)
     return None
+
+
+def lint_cases(root: Node, index: RubricIndex) -> list[Problem]:
+    """A cases file against the workspace: its rubric exists, and every case's question holds
+    what the rubric's `target_match` checks (composites included) read."""
+    entry = root.get("rubric")
+    if entry is None or not isinstance(entry.value.value, str):
+        return []
+    ref = entry.value.value
+    rubric = index.resolve(ref)
+    if rubric is None:
+        unresolved = _unresolved_reason(ref, index)
+        return [
+            Problem("unresolved-rubric", f"the cases file names {unresolved}", entry.value.span, {"ref": ref})
+        ]
+    sources = _sources(rubric, index)
+    cases = root.at(("cases",))
+    problems: list[Problem] = []
+    for number, case in enumerate(cases.items or [] if cases else []):
+        if case.entries is None:
+            continue
+        question = case.get("question")
+        data = question.value.value if question is not None else {}
+        if not isinstance(data, dict):
+            continue  # the schema reports it
+        for owner, label, path in sources:
+            if resolve_path(path, data) is None:
+                where = question.value.span if question is not None else case.head()
+                name = case.value.get("id") or f"cases[{number}]"
+                problems.append(
+                    Problem(
+                        "unresolved-source",
+                        f"case `{name}`: the question has no string or list of strings at `{path}`, which "
+                        f"target_match check `{label}` of `{owner}` reads",
+                        where,
+                        {"path": path},
+                    )
+                )
+    return problems
+
+
+def _sources(rubric: RubricSummary, index: RubricIndex) -> list[tuple[str, str, str]]:
+    """(rubric, check, dot-path) read by a rubric and the rubrics its composites reach."""
+    found: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    pending = [rubric]
+    while pending:
+        current = pending.pop()
+        if current.path in seen:
+            continue
+        seen.add(current.path)
+        found += [(current.name, label, path) for label, path in current.sources]
+        pending += [hop for hop in (index.resolve(c.ref) for c in current.composites) if hop is not None]
+    return found

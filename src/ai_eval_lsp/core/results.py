@@ -54,11 +54,15 @@ def build_row(
     """Every field of the row but `id`, `run_id` and `timestamp`, which the store assigns."""
     scored = [c for c in cases if c.scored and c.verdict is not None]
     passes = sum(1 for c in scored if c.verdict is not None and c.verdict.passed)
-    avg_score = sum(5 * c.verdict.score for c in scored if c.verdict is not None) / len(scored) if scored else 0.0
+    avg_score = (
+        sum(5 * c.verdict.score for c in scored if c.verdict is not None) / len(scored) if scored else 0.0
+    )
     pass_rate = passes / len(scored) if scored else 0.0
     interval = wilson_interval(passes, len(scored))
     metrics = {"pass_rate": pass_rate, "avg_score": avg_score}
-    passed_gate = not gate or (bool(scored) and all(metrics.get(name, -1.0) >= bound for name, bound in gate.items()))
+    passed_gate = not gate or (
+        bool(scored) and all(metrics.get(name, -1.0) >= bound for name, bound in gate.items())
+    )
     return {
         "target_id": target_id,
         "avg_score": avg_score,

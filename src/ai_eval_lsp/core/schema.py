@@ -20,7 +20,6 @@ DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
 
 
-
 @cache
 def _core_text(name: str) -> str:
     return resources.files("ai_eval_lsp").joinpath("schema", name).read_text(encoding="utf-8")

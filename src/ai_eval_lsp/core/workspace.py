@@ -105,6 +105,8 @@ class RubricSummary:
     label: str | None
     check_ids: tuple[str, ...]
     composites: tuple[CompositeRef, ...]
+    sources: tuple[tuple[str, str], ...] = ()
+    """(check label, dot-path) of each `target_match` check: what it reads from a question."""
 
     @property
     def name(self) -> str:
@@ -123,6 +125,7 @@ def summarize(path: str, root: Node | None) -> RubricSummary:
     checks = root.at(("checks",)) if root is not None else None
     check_ids: list[str] = []
     composites: list[CompositeRef] = []
+    sources: list[tuple[str, str]] = []
     for index, check in enumerate(checks.items or [] if checks else []):
         value = check.value if isinstance(check.value, dict) else {}
         if isinstance(value.get("id"), str):
@@ -130,6 +133,8 @@ def summarize(path: str, root: Node | None) -> RubricSummary:
         ref = check.get("rubric")
         if value.get("kind") == "composite" and ref is not None and isinstance(ref.value.value, str):
             composites.append(CompositeRef(check_label(index, check), ref.value.value, ref.value.span))
+        if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
+            sources.append((check_label(index, check), value["source"]))
     return RubricSummary(
         path=path,
         id=data.get("id") if isinstance(data.get("id"), str) else None,
@@ -138,6 +143,7 @@ def summarize(path: str, root: Node | None) -> RubricSummary:
         label=data.get("label") if isinstance(data.get("label"), str) else None,
         check_ids=tuple(check_ids),
         composites=tuple(composites),
+        sources=tuple(sources),
     )
 
 
