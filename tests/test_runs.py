@@ -18,7 +18,7 @@ from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, wilson_interval
 from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import RunCancelled, run_cases
+from ai_eval_lsp.runs import RunCancelled, RunOptions, run_cases
 from ai_eval_lsp.settings import Settings
 
 RUBRIC = """id: support_tone
@@ -182,7 +182,7 @@ def test_runs_get_new_run_ids_and_concurrent_runs_lose_nothing(workspace: Path) 
     workers = [
         threading.Thread(
             target=lambda: rows.append(
-                run_cases(project(workspace), workspace / "t.cases.yaml", database=database).row
+                run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(database=database)).row
             )
         )
         for _ in range(6)
@@ -229,7 +229,7 @@ def test_a_cancelled_run_stores_nothing(workspace: Path) -> None:
     cancelled = threading.Event()
     cancelled.set()
     with pytest.raises(RunCancelled):
-        run_cases(project(workspace), workspace / "t.cases.yaml", cancelled=cancelled)
+        run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancelled=cancelled))
     assert not (workspace / ".ai_eval" / "results.sqlite").exists()
 
 

@@ -64,11 +64,19 @@ class RunResult:
         return bool(self.row["passed_gate"]) and self.expectations_met
 
 
+Reader = Callable[[Path], bytes]
+"""How a run reads files: from disk for the CLI; the editor prefers its open documents."""
+
+
+def read_disk(path: Path) -> bytes:
+    return path.read_bytes()
+
+
 class RubricLibrary:
     """The workspace's rubrics, each read once per run; one with errors cannot be run."""
 
-    def __init__(self, project: Project, index: RubricIndex) -> None:
-        self.project, self.index = project, index
+    def __init__(self, project: Project, index: RubricIndex, read: Reader = read_disk) -> None:
+        self.project, self.index, self.read = project, index, read
         self.loaded: dict[str, LoadedRubric] = {}
 
     def __call__(self, ref: str) -> LoadedRubric | None:
@@ -78,7 +86,7 @@ class RubricLibrary:
         if summary.path not in self.loaded:
             path = self.project.root / summary.path
             try:
-                analysis = self.project.analyse(path, path.read_bytes())
+                analysis = self.project.analyse(path, self.read(path))
             except OSError as err:
                 raise RubricError(f"rubric `{ref}` cannot be read: {err.strerror}") from err
             errors = [p for p in analysis.problems if p.severity == Severity.ERROR]
@@ -92,20 +100,17 @@ class RubricLibrary:
         return self.loaded[summary.path]
 
 
-def run_cases(
-    project: Project,
-    cases_path: Path,
-    source: str = "cli",
-    database: Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    cancelled: threading.Event | None = None,
-) -> RunResult:
-    started = time.time()
-    clock = time.perf_counter()
+def make_evaluator(project: Project, library: RubricLibrary) -> Evaluator:
+    timeout = project.settings.run_timeout_seconds
+    return Evaluator(project.registry.runners(timeout), library, timeout)
+
+
+def read_cases(path: Path, project: Project, read: Reader = read_disk) -> dict[str, Any]:
+    """A cases file's data, or RunError when it cannot be run at all."""
     try:
-        text, _ = decode(cases_path.read_bytes())
+        text, _ = decode(read(path))
     except OSError as err:
-        raise RunError(f"{cases_path}: cannot be read: {err.strerror}") from err
+        raise RunError(f"{path}: cannot be read: {err.strerror}") from err
     parsed = parse(text, project.rules.parser)
     data = parsed.root.value if parsed.root is not None else None
     if (
@@ -114,24 +119,49 @@ def run_cases(
         or not isinstance(data.get("cases"), list)
     ):
         raise RunError(
-            f"{cases_path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)"
+            f"{path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)"
         )
-    library = RubricLibrary(project, project.index({}))
-    evaluator = Evaluator(
-        project.registry.runners(project.settings.run_timeout_seconds),
-        library,
-        project.settings.run_timeout_seconds,
-    )
-    ref: str = data["rubric"]
-    target_id = ref.partition("@")[0]
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    source: str = "cli"
+    database: Path | None = None
+    progress: Callable[[int, int], None] | None = None
+    cancelled: threading.Event | None = None
+    read: Reader = read_disk
+    index: RubricIndex | None = None
+    """The rubrics to resolve against; by default every rubric under the project's root."""
+
+
+def run_cases(project: Project, cases_path: Path, options: RunOptions = RunOptions()) -> RunResult:
+    """A run of a cases file: every case graded, one row stored, subscribers told."""
+    data = read_cases(cases_path, project, options.read)
+    gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
+    return run(project, data["rubric"], data["cases"], gate, cases_path, options)
+
+
+def run(
+    project: Project,
+    ref: str,
+    cases: list[Any],
+    gate: dict[str, float] | None,
+    cases_path: Path,
+    options: RunOptions = RunOptions(),
+) -> RunResult:
+    """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
+    started, clock = time.time(), time.perf_counter()
+    library = RubricLibrary(project, options.index or project.index({}), options.read)
+    evaluator = make_evaluator(project, library)
     results: list[CaseResult] = []
-    for number, case in enumerate(data["cases"]):
-        if cancelled is not None and cancelled.is_set():
+    for number, case in enumerate(cases):
+        if options.cancelled is not None and options.cancelled.is_set():
             raise RunCancelled
         results.append(_run_case(evaluator, library, ref, number, case))
-        if progress is not None:
-            progress(number + 1, len(data["cases"]))
-    if cancelled is not None and cancelled.is_set():
+        if options.progress is not None:
+            options.progress(number + 1, len(cases))
+    if options.cancelled is not None and options.cancelled.is_set():
         raise RunCancelled
     config = {
         "cases_file": project.relative(cases_path),
@@ -145,9 +175,8 @@ def run_cases(
         ],
         "ai_eval_lsp": __version__,
     }
-    gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
-    row = build_row(target_id, results, gate, source, time.perf_counter() - clock, config)
-    store = ResultStore(database or project.root / project.settings.results_database)
+    row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
+    store = ResultStore(options.database or project.root / project.settings.results_database)
     stored = store.insert(row, started)
     result = RunResult(stored, results, _regression(store, stored))
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)

@@ -119,16 +119,15 @@ def _check(project: Project, args: argparse.Namespace) -> int:
 
 
 def _run(project: Project, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.runs import RunError, run_cases
+    from ai_eval_lsp.runs import RunError, RunOptions, run_cases
 
     for problem in project.registry.problems():
         print(f"warning: {problem}", file=sys.stderr)
     results = []
     for name in args.paths:
         try:
-            result = run_cases(
-                project, Path(name), "cli", Path(args.db) if args.db else None, _progress(name)
-            )
+            options = RunOptions("cli", Path(args.db) if args.db else None, _progress(name))
+            result = run_cases(project, Path(name), options)
         except RunError as err:
             print(f"error: {err}", file=sys.stderr)
             return EXIT_USAGE
