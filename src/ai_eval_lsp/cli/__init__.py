@@ -25,6 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if args.command == "serve":
+        return _serve(args)
     root = Path(args.root)
     if not root.is_dir():
         print(f"error: --root {root} is not a folder", file=sys.stderr)
@@ -68,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(run=_run)
+
+    serve = commands.add_parser("serve", help="start the language server (stdio by default)")
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default)")
+    serve.add_argument("--tcp", action="store_true", help="listen on a TCP port instead")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=2087)
+    serve.set_defaults(run=None)
 
     plugins = commands.add_parser("plugins", help="list executor plugins, their kinds and load problems")
     plugins.add_argument("--format", choices=("text", "json"), default="text")
@@ -116,6 +125,21 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     if output:
         print(output)
     return EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from ai_eval_lsp.server import create_server
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return EXIT_CLEAN
 
 
 def _run(project: Project, args: argparse.Namespace) -> int:

@@ -167,6 +167,25 @@ def properties_at(schema: Mapping[str, Any], path: Sequence[str | int], root: Ma
     return list(names)
 
 
+def property_schema(
+    schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The annotations (title, description, enum, ...) the schema gives the value at `path`."""
+    current = list(_expand(schema, root))
+    merged: dict[str, Any] = {}
+    for position, step in enumerate(path):
+        following: list[Mapping[str, Any]] = []
+        for part in current:
+            sub = part.get("items") if isinstance(step, int) else part.get("properties", {}).get(step)
+            if isinstance(sub, Mapping):
+                following.extend(_expand(sub, root))
+        current = following
+        if position == len(path) - 1:
+            for part in current:
+                merged = {**merged, **part}  # the kind's own part comes last and wins
+    return merged
+
+
 def _expand(
     schema: Mapping[str, Any], root: Mapping[str, Any], seen: frozenset[str] = frozenset()
 ) -> Iterable[Mapping[str, Any]]:

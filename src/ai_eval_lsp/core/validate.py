@@ -118,6 +118,11 @@ class SchemaValidator:
         return cls(core_schema("cases.schema.json"), engine, subject="cases file")
 
     @property
+    def top_schema(self) -> dict[str, Any]:
+        """The schema the top level is validated against (for a rubric, `checks.items` open)."""
+        return self._top_schema
+
+    @property
     def kinds(self) -> Mapping[str, Any]:
         return self.combined.origins if self.combined else {}
 

@@ -1,0 +1,50 @@
+"""What is under a cursor: the key or value at a position of a parsed document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ai_eval_lsp.core.yamltree import Node
+
+
+@dataclass(frozen=True, slots=True)
+class At:
+    """A key (`on_key`) or value at `path`; `node` is the value, `key` its key node if any."""
+
+    path: tuple[str | int, ...]
+    node: Node
+    key: Node | None
+    on_key: bool
+
+
+def _inside(node: Node, line: int, column: int) -> bool:
+    return (node.line, node.column) <= (line, column) <= (node.end_line, node.end_column)
+
+
+def locate(root: Node, line: int, column: int) -> At | None:
+    """The innermost key or scalar value at (line, code-point column)."""
+    node: Node = root
+    path: tuple[str | int, ...] = ()
+    key: Node | None = None
+    found: At | None = None
+    while True:
+        if node.entries is not None:
+            for name, entry in node.entries.items():
+                if _inside(entry.key, line, column):
+                    return At((*path, name), entry.value, entry.key, True)
+                if _inside(entry.value, line, column):
+                    node, path, key = entry.value, (*path, name), entry.key
+                    found = At(path, node, key, False)
+                    break
+            else:
+                return found
+        elif node.items is not None:
+            for index, item in enumerate(node.items):
+                if _inside(item, line, column):
+                    node, path, key = item, (*path, index), None
+                    found = At(path, node, key, False)
+                    break
+            else:
+                return found
+        else:
+            return found

@@ -1,0 +1,14 @@
+"""The language server: a thin layer, one module per feature, over the engine and evaluator."""
+
+from __future__ import annotations
+
+from ai_eval_lsp.server.server import AiEvalServer
+
+
+def create_server() -> AiEvalServer:
+    from ai_eval_lsp.server import actions, commands, completion, diagnostics, hover, navigation, workspace
+
+    server = AiEvalServer()
+    for feature in (workspace, diagnostics, commands, actions, hover, completion, navigation):
+        feature.register(server)
+    return server

@@ -1,0 +1,97 @@
+"""Hover: a field's title and description from the combined schema; on a kind, who runs it; on a
+composite reference, the sub-rubric."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.schema import property_schema
+from ai_eval_lsp.core.yamltree import Node
+from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.session import DocumentState, from_position, to_range
+
+
+def kind_text(server: AiEvalServer, kind: str) -> str | None:
+    """A kind's title, description, origin and whether the runtime executes it."""
+    registry = server.session.require_project().registry
+    origin = registry.combined.origins.get(kind)
+    if origin is None:
+        return None
+    definition = registry.combined.definition(kind)
+    runner, _ = registry.dispatch({"kind": kind})
+    runs = (
+        f"executed at run time by {runner}"
+        if runner
+        else "not executed at run time: checks of this kind are skipped"
+    )
+    description = str(definition.get("description", ""))
+    return f"**{definition.get('title', kind)}** (`{kind}`)\n\n{description}\n\nFrom {origin}; {runs}."
+
+
+def field_schema(
+    server: AiEvalServer, state: DocumentState, path: tuple[str | int, ...], root: Node
+) -> dict[str, Any]:
+    """The schema annotations of the field at `path`, by the kind of its check if in one."""
+    project = server.session.require_project()
+    validator = project.cases_validator if state.role == "cases" else project.rules.validator
+    top = validator.top_schema
+    if state.role == "rubric" and len(path) >= 3 and path[0] == "checks" and isinstance(path[1], int):
+        check = root.at(path[:2])
+        kind = check.value.get("kind") if check is not None and isinstance(check.value, dict) else None
+        if isinstance(kind, str) and kind in validator.kinds:
+            return property_schema(project.registry.combined.definition(kind), path[2:], top)
+        return {}
+    return property_schema(top, path, top)
+
+
+def hover_text(server: AiEvalServer, state: DocumentState, at: At, root: Node) -> str | None:
+    name = at.path[-1] if at.path else None
+    if not at.on_key and name == "kind" and isinstance(at.node.value, str):
+        return kind_text(server, at.node.value)
+    if not at.on_key and name == "rubric" and isinstance(at.node.value, str):
+        target = server.session.index.resolve(at.node.value)
+        if target is None:
+            return f"No rubric `{at.node.value}` in the workspace."
+        checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
+        return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."
+    schema = field_schema(server, state, at.path, root)
+    if not schema.get("description"):
+        return None
+    title = schema.get("title") or name
+    default = f"\n\nDefault: `{schema['default']}`." if "default" in schema else ""
+    return f"**{title}** (`{name}`)\n\n{schema['description']}{default}"
+
+
+def register(server: AiEvalServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: AiEvalServer, params: types.HoverParams) -> types.Hover | None:
+        state = ls.session.documents.get(params.text_document.uri)
+        root = state_root(ls, state)
+        if state is None or root is None:
+            return None
+        lines = state.text.split("\n")
+        line, column = from_position(params.position, lines, ls.workspace.position_codec)
+        at = locate(root, line, column)
+        if at is None:
+            return None
+        text = hover_text(ls, state, at, root)
+        if text is None:
+            return None
+        where = at.key if at.on_key and at.key is not None else at.node
+        return types.Hover(
+            types.MarkupContent(types.MarkupKind.Markdown, text),
+            to_range(where.span, lines, ls.workspace.position_codec),
+        )
+
+
+def state_root(server: AiEvalServer, state: DocumentState | None) -> Node | None:
+    if state is None:
+        return None
+    if state.analysis is not None:
+        return state.analysis.root
+    from ai_eval_lsp.core.yamltree import parse
+
+    return parse(state.text).root

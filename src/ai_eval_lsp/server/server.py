@@ -1,0 +1,39 @@
+"""The language server: a pygls server holding the session; features live one per module."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import traceback
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ai_eval_lsp import __version__
+from ai_eval_lsp.server.session import Session
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_SECONDS = float(os.environ.get("AI_EVAL_LSP_DEBOUNCE_MS", "150")) / 1000
+"""How long an edit waits for the next before it is checked (AI_EVAL_LSP_DEBOUNCE_MS)."""
+
+
+class AiEvalServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("ai-eval-lsp", __version__)
+        self.session = Session()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A failing handler is logged and, for requests, answered as an error; the server goes on."""
+        log.error("handler failed: %s", "".join(traceback.format_exception(error)))
+        self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"ai-eval-lsp: {error}"))
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_log_message(types.LogMessageParams(kind, message))
+
+    def client_pulls_diagnostics(self) -> bool:
+        text_document = self.client_capabilities.text_document
+        return bool(text_document and text_document.diagnostic)

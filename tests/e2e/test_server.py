@@ -1,0 +1,312 @@
+"""The real server over stdio, as VS Code and Neovim drive it (their recorded capabilities)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+BROKEN = 'id: broken\nversion: "1.0"\nchecks:\n  - {kind: regex, description: "naïve 😀", patern: x}\nscoring: {combine: all_pass}\n'
+
+
+def root(client: LanguageClient) -> Path:
+    return client.workspace_root  # type: ignore[attr-defined,no-any-return]
+
+
+def pulls(client: LanguageClient) -> bool:
+    return bool(client.capabilities.text_document and client.capabilities.text_document.diagnostic)
+
+
+async def open_document(client: LanguageClient, name: str, text: str | None = None) -> str:
+    path = root(client) / name
+    if text is None:
+        text = path.read_text()
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text))
+    )
+    return uri
+
+
+async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[types.Diagnostic]:
+    """The diagnostics of a document at a version, pulled or waited for as the client works."""
+    if pulls(client):
+        await asyncio.sleep(0.05)
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+        )
+        return list(report.items)
+    for _ in range(200):
+        if uri in client.diagnostics and client.diagnostic_versions.get(uri) == version:  # type: ignore[attr-defined]
+            return list(client.diagnostics[uri])
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no diagnostics for {uri} version {version}")
+
+
+async def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version, uri),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def record_versions(client: LanguageClient) -> None:
+    """Remember the version each pushed diagnostic list was for."""
+    versions: dict[str, int | None] = {}
+    client.diagnostic_versions = versions  # type: ignore[attr-defined]
+    features = client.protocol.fm.features
+    default = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def published(params: types.PublishDiagnosticsParams) -> None:
+        versions[params.uri] = params.version
+        default(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = published
+
+
+async def test_exact_diagnostics_in_utf16(client: LanguageClient) -> None:
+    uri = await open_document(client, "broken.rubric.yaml", BROKEN)
+    found = await diagnostics(client, uri)
+    by_code = {d.code: d for d in found}
+    assert set(by_code) == {"unknown-key", "schema"}
+    key = by_code["unknown-key"]
+    line = BROKEN.split("\n")[3]
+    # in the negotiated encoding: in UTF-16 the emoji counts two units, in UTF-8 four, "ï" two
+    encoding = client.position_encoding  # type: ignore[attr-defined]
+    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    start = (
+        len(
+            line[: line.index("patern")].encode(
+                encoding.replace("utf-16", "utf-16-le").replace("utf-32", "utf-32-le")
+            )
+        )
+        // width
+    )
+    assert key.range == types.Range(types.Position(3, start), types.Position(3, start + 6))
+    assert key.source == "ai-eval"
+    assert key.message == "regex check: `patern` is not a field of regex (did you mean `pattern`?)"
+    assert key.severity == types.DiagnosticSeverity.Error
+
+
+async def test_a_plugin_kind_is_accepted(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    assert await diagnostics(client, uri) == []
+
+
+async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient) -> None:
+    text = "id: fixable\nversion: 1.10\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n"
+    uri = await open_document(client, "fixable.rubric.yaml", text)
+    found = await diagnostics(client, uri)
+    (problem,) = found
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
+        )
+    )
+    fix = next(
+        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
+    )
+    assert fix.title == 'Quote the version as "1.10"'
+    (edit,) = fix.edit.changes[uri]  # type: ignore[union-attr,index]
+    fixed = text.replace("1.10", edit.new_text)
+    await change(client, uri, 2, fixed)
+    assert await diagnostics(client, uri, 2) == []
+
+
+async def completion_labels(client: LanguageClient, uri: str, line: int, character: int) -> list[str]:
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line, character))
+    )
+    items = result.items if isinstance(result, types.CompletionList) else result or []
+    return [item.label for item in items]
+
+
+COMPLETING = """id: completing
+version: "1.0"
+checks:
+  - id: a
+    kind: regex
+    
+  - kind: 
+  - 
+  - {kind: regex, pa}
+scoring:
+  combine: 
+  weights:
+    
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "character", "expected", "absent"),
+    [
+        (
+            5,
+            4,
+            ["pattern", "flags", "must_match", "description"],
+            ["id", "kind", "values"],
+        ),  # empty line in a check
+        (6, 10, ["regex", "word_count", "must_contain_any"], []),  # kind value, plugin kinds included
+        (7, 4, ["kind", "new regex check", "new word_count check"], ["pattern"]),  # after `- `
+        (8, 19, ["pattern", "flags"], ["kind"]),  # flow style
+        (10, 11, ["all_pass", "weighted_avg", "median"], []),  # enum value
+        (12, 4, ["a"], []),  # check ids as weight keys
+        (13, 0, ["label", "description", "applicable_bundles"], ["id", "checks"]),  # zero indent at the end
+    ],
+)
+async def test_completion_table(
+    client: LanguageClient, line: int, character: int, expected: list[str], absent: list[str]
+) -> None:
+    uri = await open_document(client, "completing.rubric.yaml", COMPLETING)
+    await diagnostics(client, uri)
+    labels = await completion_labels(client, uri, line, character)
+    assert set(expected) <= set(labels), labels
+    assert not set(absent) & set(labels), labels
+
+
+async def test_hover(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    await diagnostics(client, uri)
+    on_key = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, 6))
+    )
+    assert on_key is not None and "**Values**" in on_key.contents.value  # type: ignore[union-attr]
+    on_kind = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(8, 12))
+    )
+    assert on_kind is not None
+    text = on_kind.contents.value  # type: ignore[union-attr]
+    assert (
+        "word_count" in text
+        and "plugin ai-eval-test-wordcount 0.3.0" in text
+        and "executed at run time" in text
+    )
+
+
+async def test_definition_references_and_rename(client: LanguageClient) -> None:
+    uri = await open_document(client, "composite.rubric.yaml")
+    await diagnostics(client, uri)
+    target = (root(client) / "tone.rubric.yaml").as_uri()
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(5, 14))
+    )
+    assert isinstance(found, types.Location) and found.uri == target and found.range.start.line == 0
+    weight = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(9, 5))
+    )
+    assert isinstance(weight, types.Location) and weight.uri == uri and weight.range.start.line == 3
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            context=types.ReferenceContext(include_declaration=True),
+            text_document=types.TextDocumentIdentifier(uri),
+            position=types.Position(5, 14),
+        )
+    )
+    assert {(r.uri.rsplit("/", 1)[1], r.range.start.line) for r in refs} == {
+        ("tone.rubric.yaml", 0),
+        ("composite.rubric.yaml", 5),
+        ("tone.cases.yaml", 0),
+    }
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            position=types.Position(5, 14),
+            new_name="courtesy",
+        )
+    )
+    assert edit is not None and edit.changes is not None
+    assert sorted(e.new_text for edits in edit.changes.values() for e in edits) == ["courtesy"] * 3
+
+
+async def test_run_cases_reports_progress_and_run_complete(client: LanguageClient) -> None:
+    uri = (root(client) / "tone.cases.yaml").as_uri()
+    waiter = asyncio.ensure_future(client.wait_for_notification("aiEval/runComplete"))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.runCases", [{"uri": uri}])
+    )
+    notification = await asyncio.wait_for(waiter, 10)
+    row: Any = result["row"]
+    fields = {
+        "id",
+        "target_id",
+        "run_id",
+        "timestamp",
+        "avg_score",
+        "pass_rate",
+        "pass_rate_ci_low",
+        "pass_rate_ci_high",
+        "passed_gate",
+        "question_count",
+        "error_count",
+        "scores_json",
+        "source",
+        "duration",
+        "config_json",
+    }
+    assert set(row) == fields
+    assert {name: getattr(notification, name) for name in fields} == row
+    assert row["source"] == "editor" and row["question_count"] == 2 and row["pass_rate"] == 0.5
+    assert result["verdicts"]["polite"]["passed"] is True and result["verdicts"]["curt"]["passed"] is False
+    window = client.capabilities.window
+    if window and window.work_done_progress:
+        reports = [r for token_reports in client.progress_reports.values() for r in token_reports]
+        assert any(isinstance(r, types.WorkDoneProgressEnd) for r in reports)
+
+
+async def test_run_check_with_a_response(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            "aiEval.runCheck", [{"uri": uri, "checkId": "apologises", "response": "So sorry!"}]
+        )
+    )
+    assert result["outcome"] == {
+        "checkId": "apologises",
+        "kind": "must_contain_any",
+        "score": 1.0,
+        "passed": True,
+        "reason": 'found "sorry"',
+    }
+
+
+async def test_the_server_keeps_serving_after_a_handler_fails(client: LanguageClient) -> None:
+    with pytest.raises(Exception, match=r"cannot be read|not a cases file"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                "aiEval.runCases", [{"uri": (root(client) / "missing.cases.yaml").as_uri()}]
+            )
+        )
+    schema = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.exportSchema", [{}])
+    )
+    assert "check_word_count" in schema["$defs"]
+
+
+async def test_other_yaml_gets_nothing(client: LanguageClient) -> None:
+    uri = await open_document(
+        client, "docker-compose.yaml", "services:\n  web: {image: nginx, kind: regexp}\n"
+    )
+    await asyncio.sleep(0.3)
+    if pulls(client):
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+        )
+        assert list(report.items) == []
+    else:
+        assert uri not in client.diagnostics
+    assert await completion_labels(client, uri, 1, 2) == []
+
+
+async def test_the_file_watcher_is_registered(client: LanguageClient) -> None:
+    methods = [r.method for r in client.registrations]  # type: ignore[attr-defined]
+    watched = client.capabilities.workspace and client.capabilities.workspace.did_change_watched_files
+    assert (types.WORKSPACE_DID_CHANGE_WATCHED_FILES in methods) == bool(
+        watched and watched.dynamic_registration
+    )
