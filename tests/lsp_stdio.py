@@ -12,9 +12,11 @@ from typing import Any
 
 
 class StdioClient:
-    def __init__(self, command: Sequence[str], on_request: Callable[[str, Any], Any]) -> None:
+    def __init__(
+        self, command: Sequence[str], on_request: Callable[[str, Any], Any], env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
         self.on_request = on_request
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -60,6 +62,12 @@ class StdioClient:
         self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         reply = self.wait(lambda m: m.get("id") == self.next_id, timeout)
         return reply.get("result")
+
+    def expect(self, matches: Callable[[dict[str, Any]], bool]) -> Callable[[float], dict[str, Any]]:
+        """Drop what already arrived, then return a waiter for the next matching message."""
+        while not self.messages.empty():
+            self.messages.get_nowait()
+        return lambda timeout: self.wait(matches, timeout)
 
     def wait(self, matches: Callable[[dict[str, Any]], bool], timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

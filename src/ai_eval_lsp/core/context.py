@@ -1,8 +1,10 @@
 """Where a cursor is, for completion, even in broken or half-typed YAML.
 
-The word being typed is replaced by a placeholder key (or value), and the text is parsed: first
-whole, then only up to the cursor's line (a prefix of block YAML is almost always YAML). The
-placeholder's path in the tree is the context; its siblings say what is already written.
+The word being typed is replaced by a placeholder key (or value) and an excerpt is parsed: the
+cursor's line, the block it sits in and that block's ancestors, found by indentation. That is
+small whatever the document's size, and usually YAML even when the rest of the file is not.
+Failing that, the whole text, then the text up to the cursor, are tried. The placeholder's path
+in the tree is the context; its siblings say what is already written.
 """
 
 from __future__ import annotations
@@ -46,15 +48,19 @@ def completion_context(text: str, line: int, column: int) -> Context | None:
     elif key is not None:
         partial = key.group(1) or ""
         prefix = before[: len(before) - len(partial)]
-        if prefix.strip() == "" or prefix.rstrip().endswith("-"):
-            edited = prefix + f"{PLACEHOLDER}: 0" + (rest if rest.strip() else "")
-        else:
-            edited = prefix + f"{PLACEHOLDER}: 0" + rest
+        block_key = prefix.strip() == "" or prefix.rstrip().endswith("-")
+        # A block key's own value, after the cursor, is not part of the context.
+        edited = prefix + f"{PLACEHOLDER}: 0" + ("" if block_key else rest)
         is_value = False
     else:
         return None
-    for candidate in ([*lines[:line], edited, *lines[line + 1 :]], [*lines[:line], edited]):
-        root = parse("\n".join(candidate)).root
+    candidates = (
+        _excerpt(lines, line, edited),
+        [*lines[:line], edited, *lines[line + 1 :]],
+        [*lines[:line], edited],
+    )
+    for candidate in candidates:
+        root = parse("\n".join(candidate), fallback=False).root
         found = _find(root, (), is_value) if root is not None else None
         if found is not None:
             path, mapping = found
@@ -86,3 +92,50 @@ def _find(
             if found is not None:
                 return found
     return None
+
+
+def _columns(text: str) -> tuple[int, int] | None:
+    """(indentation, column where the content starts after any `- `); None for blank or comment."""
+    stripped = text.lstrip(" ")
+    if not stripped or stripped.startswith("#"):
+        return None
+    indent = len(text) - len(stripped)
+    content = indent
+    while text.startswith("- ", content) or text[content:] == "-":
+        content += 2
+        content += len(text[content:]) - len(text[content:].lstrip(" "))
+    return indent, content
+
+
+def _excerpt(lines: list[str], line: int, edited: str) -> list[str]:
+    """The edited line, the lines of its block around it, and the ancestors of that block."""
+    columns = _columns(edited) or (0, 0)
+    target = columns[1]
+    above: list[str] = []
+    ancestors: list[str] = []
+    within_block = True
+    number = line - 1
+    while number >= 0 and (within_block or target > 0):
+        text = lines[number]
+        found = _columns(text)
+        number -= 1
+        if found is None:
+            continue
+        indent, content = found
+        if within_block and (content > target or (content == target and indent == content)):
+            above.append(text)  # nested content or a sibling key of the cursor's mapping
+        elif within_block and content == target:
+            above.append(text)  # the `- ` that starts the cursor's mapping
+            within_block, target = False, indent
+        elif content < target or (content == target and indent == content and not within_block):
+            ancestors.append(text)
+            within_block, target = False, indent
+    below = []
+    for text in lines[line + 1 :]:
+        found = _columns(text)
+        if found is None:
+            continue
+        if found[1] < columns[1] or (found[0] < columns[1] and found[0] <= columns[0]):
+            break
+        below.append(text)
+    return [*reversed(ancestors), *reversed(above), edited, *below]

@@ -162,8 +162,11 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
         return data.decode("utf-8-sig", errors="replace"), [problem]
 
 
-def parse(text: str, parser: Parser = "fast") -> ParseResult:
-    """Compose the first YAML document of `text`; every problem found is returned, never raised."""
+def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseResult:
+    """Compose the first YAML document of `text`; every problem found is returned, never raised.
+
+    `fallback=False` skips re-reading a document libyaml rejects, for callers that only probe.
+    """
     composer = _Composer(text)
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
@@ -172,7 +175,7 @@ def parse(text: str, parser: Parser = "fast") -> ParseResult:
     except _TooDeep as deep:
         return ParseResult(None, [deep.problem])
     except Exception as err:  # every parser error is reported as the one syntax problem
-        if parser == "fast":
+        if parser == "fast" and fallback:
             # libyaml is a YAML 1.1 parser and words its errors its own way: a document it
             # rejects is read by the reference parser, which decides and reports for both.
             mark = getattr(err, "problem_mark", None)

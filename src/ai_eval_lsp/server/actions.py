@@ -162,7 +162,7 @@ def register(server: AiEvalServer) -> None:
         state = ls.session.documents.get(params.text_document.uri)
         if state is None:
             return []
-        lines = state.text.split("\n")
+        lines = state.lines
         actions = [
             fix
             for diagnostic in params.context.diagnostics

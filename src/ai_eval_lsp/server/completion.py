@@ -135,10 +135,7 @@ def value_items(server: AiEvalServer, state: DocumentState, context: Context) ->
                         )
                     )
         return items
-    root = state.analysis.root if state.analysis else None
-    schema: dict[str, Any] = field_schema(server, state, path, root) if root is not None else {}
-    if not schema and root is None:
-        return []
+    schema: dict[str, Any] = field_schema(server, state, path, context.siblings.get("kind"))
     values: list[Any] = list(schema.get("enum", []))
     if schema.get("type") == "boolean":
         values = [True, False]

@@ -37,7 +37,7 @@ def to_diagnostic(problem: Problem, lines: list[str], server: AiEvalServer) -> t
 
 
 def diagnostics_of(server: AiEvalServer, state: DocumentState) -> list[types.Diagnostic]:
-    lines = state.text.split("\n")
+    lines = state.lines
     return [to_diagnostic(problem, lines, server) for problem in server.session.problems(state)]
 
 

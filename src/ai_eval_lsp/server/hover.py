@@ -32,19 +32,23 @@ def kind_text(server: AiEvalServer, kind: str) -> str | None:
 
 
 def field_schema(
-    server: AiEvalServer, state: DocumentState, path: tuple[str | int, ...], root: Node
+    server: AiEvalServer, state: DocumentState, path: tuple[str | int, ...], kind: Any
 ) -> dict[str, Any]:
-    """The schema annotations of the field at `path`, by the kind of its check if in one."""
+    """The schema annotations of the field at `path`; inside a check, by that check's `kind`."""
     project = server.session.require_project()
     validator = project.cases_validator if state.role == "cases" else project.rules.validator
     top = validator.top_schema
     if state.role == "rubric" and len(path) >= 3 and path[0] == "checks" and isinstance(path[1], int):
-        check = root.at(path[:2])
-        kind = check.value.get("kind") if check is not None and isinstance(check.value, dict) else None
         if isinstance(kind, str) and kind in validator.kinds:
             return property_schema(project.registry.combined.definition(kind), path[2:], top)
         return {}
     return property_schema(top, path, top)
+
+
+def check_kind(root: Node, path: tuple[str | int, ...]) -> Any:
+    """The `kind` of the check a path leads into, if it does."""
+    check = root.at(path[:2]) if len(path) >= 2 and path[0] == "checks" else None
+    return check.value.get("kind") if check is not None and isinstance(check.value, dict) else None
 
 
 def hover_text(server: AiEvalServer, state: DocumentState, at: At, root: Node) -> str | None:
@@ -57,7 +61,7 @@ def hover_text(server: AiEvalServer, state: DocumentState, at: At, root: Node) -
             return f"No rubric `{at.node.value}` in the workspace."
         checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
         return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."
-    schema = field_schema(server, state, at.path, root)
+    schema = field_schema(server, state, at.path, check_kind(root, at.path))
     if not schema.get("description"):
         return None
     title = schema.get("title") or name
@@ -72,7 +76,7 @@ def register(server: AiEvalServer) -> None:
         root = state_root(ls, state)
         if state is None or root is None:
             return None
-        lines = state.text.split("\n")
+        lines = state.lines
         line, column = from_position(params.position, lines, ls.workspace.position_codec)
         at = locate(root, line, column)
         if at is None:

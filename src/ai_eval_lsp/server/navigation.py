@@ -58,7 +58,7 @@ def _target_at(
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
     root = state_root(server, state)
-    line, column = from_position(position, state.text.split("\n"), server.workspace.position_codec)
+    line, column = from_position(position, state.lines, server.workspace.position_codec)
     at = locate(root, line, column) if root is not None else None
     if at is None:
         return None, ()
@@ -76,7 +76,7 @@ def document_symbols(state: DocumentState, codec: PositionCodec) -> list[types.D
     root = state.analysis.root if state.analysis else None
     if root is None or root.entries is None:
         return []
-    lines = state.text.split("\n")
+    lines = state.lines
 
     def symbol(
         name: str, detail: str, kind: types.SymbolKind, node: Node, children: list[types.DocumentSymbol]

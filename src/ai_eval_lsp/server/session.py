@@ -35,6 +35,7 @@ class DocumentState:
     version: int | None
     text: str
     analysis: Analysis | None  # rubrics only
+    lines: list[str]
 
 
 class Session:
@@ -124,7 +125,8 @@ class Session:
             if role == "rubric"
             else None
         )
-        return DocumentState(document.uri, path, role, document.version, document.source, analysis)
+        text = document.source
+        return DocumentState(document.uri, path, role, document.version, text, analysis, text.split("\n"))
 
     def commit(self, state: DocumentState) -> bool:
         """Make a checked document current; True when what other files see of it changed."""
