@@ -310,3 +310,56 @@ async def test_the_file_watcher_is_registered(client: LanguageClient) -> None:
     assert (types.WORKSPACE_DID_CHANGE_WATCHED_FILES in methods) == bool(
         watched and watched.dynamic_registration
     )
+
+
+async def test_cross_file_problems_follow_the_other_file(client: LanguageClient) -> None:
+    text = 'id: umbrella\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: late_arrival}\nscoring: {combine: all_pass}\n'
+    uri = await open_document(client, "umbrella.rubric.yaml", text)
+    assert [d.code for d in await diagnostics(client, uri)] == ["unresolved-rubric"]
+    other = 'id: late_arrival\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
+    await open_document(client, "late.rubric.yaml", other)
+    for _ in range(100):  # the umbrella's diagnostics are refreshed (pushed again, or pulled anew)
+        await asyncio.sleep(0.05)
+        if pulls(client):
+            report = await client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+            )
+            current = list(report.items)
+        else:
+            current = list(client.diagnostics.get(uri, []))
+        if not current:
+            break
+    assert current == []
+
+
+async def test_reload_plugins_reports_kinds_and_problems(client: LanguageClient) -> None:
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.reloadPlugins", [{}])
+    )
+    assert result["kinds"]["word_count"] == "plugin ai-eval-test-wordcount 0.3.0"
+    assert result["kinds"]["regex"] == "core"
+    assert any("this plugin cannot be imported" in problem for problem in result["problems"])
+
+
+async def test_hover_on_a_composite_reference_and_symbols(client: LanguageClient) -> None:
+    uri = await open_document(client, "composite.rubric.yaml")
+    await diagnostics(client, uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(5, 14))
+    )
+    assert hover is not None
+    text = hover.contents.value  # type: ignore[union-attr]
+    assert "**Support tone**" in text and "version 1.0" in text and "`apologises`, `length`" in text
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    (rubric,) = symbols
+    assert rubric.name == "escalation"  # type: ignore[union-attr]
+    assert [(c.name, c.detail) for c in rubric.children] == [("tone", "composite"), ("scoring", "all_pass")]  # type: ignore[union-attr]
+
+
+async def test_completion_in_a_cases_file(client: LanguageClient) -> None:
+    uri = await open_document(client, "new.cases.yaml", "rubric: \ncases: []\n")
+    await diagnostics(client, uri)
+    labels = await completion_labels(client, uri, 0, 8)
+    assert {"support_tone", "support_tone@1.0", "escalation"} <= set(labels)
