@@ -159,7 +159,7 @@ def register(server: AiEvalServer) -> None:
         ),
     )
     def code_action(ls: AiEvalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         if state is None:
             return []
         lines = state.lines
@@ -173,5 +173,5 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: AiEvalServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         return code_lenses(state) if state is not None else []

@@ -152,7 +152,7 @@ def register(server: AiEvalServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " ", "-", "@"])
     )
     def completion(ls: AiEvalServer, params: types.CompletionParams) -> types.CompletionList | None:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         if state is None:
             return None
         document = ls.workspace.get_text_document(params.text_document.uri)

@@ -72,7 +72,7 @@ def hover_text(server: AiEvalServer, state: DocumentState, at: At, root: Node) -
 def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: AiEvalServer, params: types.HoverParams) -> types.Hover | None:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         root = state_root(ls, state)
         if state is None or root is None:
             return None

@@ -113,7 +113,7 @@ def document_symbols(state: DocumentState, codec: PositionCodec) -> list[types.D
 def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: AiEvalServer, params: types.DefinitionParams) -> types.Location | None:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         if state is None:
             return None
         target, path = _target_at(ls, state, params.position)
@@ -129,7 +129,7 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         target = _target_at(ls, state, params.position)[0] if state else None
         if target is None:
             return []
@@ -140,7 +140,7 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         target = _target_at(ls, state, params.position)[0] if state else None
         if target is None:
             return None
@@ -157,5 +157,5 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(ls: AiEvalServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        state = ls.session.documents.get(params.text_document.uri)
+        state = ls.state(params.text_document.uri)
         return document_symbols(state, ls.workspace.position_codec) if state is not None else []

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.server.session import Session
+from ai_eval_lsp.server.session import DocumentState, Session
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,18 @@ class AiEvalServer(LanguageServer):
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))
+
+    def state(self, uri: str) -> DocumentState | None:
+        """An open document's state at its current version: the committed one, or checked now
+        when a request arrives before the (debounced) check of the latest edit."""
+        state = self.session.documents.get(uri)
+        document = self.workspace.get_text_document(uri)
+        if state is not None and state.version == document.version:
+            return state
+        fresh = self.session.analyse(document)
+        if fresh is not None:
+            self.session.commit(fresh)
+        return fresh
 
     def client_pulls_diagnostics(self) -> bool:
         text_document = self.client_capabilities.text_document
