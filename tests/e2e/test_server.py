@@ -363,3 +363,78 @@ async def test_completion_in_a_cases_file(client: LanguageClient) -> None:
     await diagnostics(client, uri)
     labels = await completion_labels(client, uri, 0, 8)
     assert {"support_tone", "support_tone@1.0", "escalation"} <= set(labels)
+
+
+async def test_run_rubric_with_a_response_and_on_its_cases(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    one = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            "aiEval.runRubric", [{"uri": uri, "response": "So sorry, the refund is coming."}]
+        )
+    )
+    assert one["verdict"]["passed"] is True and one["row"]["question_count"] == 1
+    assert [o["checkId"] for o in one["verdict"]["outcomes"]] == ["apologises", "length"]
+    every = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.runRubric", [{"uri": uri}])
+    )
+    (run,) = every["runs"]
+    assert run["casesUri"].endswith("/tone.cases.yaml") and run["row"]["question_count"] == 2
+    assert set(run["verdicts"]) == {"polite", "curt"}
+
+
+async def test_create_cases_file_where_none_names_the_rubric(client: LanguageClient) -> None:
+    text = 'id: lonely\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
+    uri = await open_document(client, "lonely.rubric.yaml", text)
+    await diagnostics(client, uri)
+    here = types.Range(types.Position(0, 0), types.Position(0, 0))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), here, types.CodeActionContext([]))
+    )
+    create = next(
+        a
+        for a in actions
+        if isinstance(a, types.CodeAction) and a.title == "Create cases file lonely.cases.yaml"
+    )
+    changes = create.edit.document_changes  # type: ignore[union-attr]
+    assert isinstance(changes[0], types.CreateFile) and changes[0].uri.endswith("/lonely.cases.yaml")  # type: ignore[index]
+    assert changes[1].edits[0].new_text.startswith("rubric: lonely\ncases:\n")  # type: ignore[index,union-attr]
+    covered = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier((root(client) / "tone.rubric.yaml").as_uri()),
+            here,
+            types.CodeActionContext([]),
+        )
+    )
+    assert not any(
+        isinstance(a, types.CodeAction) and a.title.startswith("Create cases file") for a in covered
+    )
+
+
+async def test_did_you_mean_fixes_a_kind(client: LanguageClient) -> None:
+    text = 'id: typo\nversion: "1.0"\nchecks:\n  - {kind: regexp, pattern: x}\nscoring: {combine: all_pass}\n'
+    uri = await open_document(client, "typo.rubric.yaml", text)
+    (problem,) = await diagnostics(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
+        )
+    )
+    fix = next(
+        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
+    )
+    assert fix.title == "Change `regexp` to `regex`"
+    await change(client, uri, 2, text.replace("regexp", fix.edit.changes[uri][0].new_text))  # type: ignore[index,union-attr]
+    assert await diagnostics(client, uri, 2) == []
+
+
+async def test_a_cycle_carries_its_chain_as_related_information(client: LanguageClient) -> None:
+    first = 'id: ping\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: pong}\nscoring: {combine: all_pass}\n'
+    second = 'id: pong\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: ping}\nscoring: {combine: all_pass}\n'
+    await open_document(client, "pong.rubric.yaml", second)
+    uri = await open_document(client, "ping.rubric.yaml", first)
+    (problem,) = await diagnostics(client, uri)
+    assert problem.code == "composite-cycle" and "ping → pong → ping" in problem.message
+    assert [info.location.uri.rsplit("/", 1)[1] for info in problem.related_information or []] == [
+        "pong.rubric.yaml",
+        "ping.rubric.yaml",
+    ]

@@ -22,7 +22,11 @@ _KEY = re.compile(r"(?:^\s*(?:-\s+)*|[{,]\s*)([A-Za-z_][\w-]*)?$")
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """A key is being typed in the mapping at `path`, or the value of `path[-1]`."""
+    """A key is being typed in the mapping at `path`, or the value of `path[-1]`.
+
+    List positions in `path` count within the parsed excerpt, not the file: use `siblings`, not
+    the position, to learn about the surrounding check.
+    """
 
     path: tuple[str | int, ...]
     is_value: bool
@@ -109,33 +113,43 @@ def _columns(text: str) -> tuple[int, int] | None:
 
 def _excerpt(lines: list[str], line: int, edited: str) -> list[str]:
     """The edited line, the lines of its block around it, and the ancestors of that block."""
-    columns = _columns(edited) or (0, 0)
-    target = columns[1]
+    indent, target = _columns(edited) or (0, 0)
     above: list[str] = []
-    ancestors: list[str] = []
-    within_block = True
     number = line - 1
-    while number >= 0 and (within_block or target > 0):
-        text = lines[number]
-        found = _columns(text)
+    # The cursor's block: its sibling keys (and what is nested under them), up to the `- ` that
+    # starts it if it is a list item.
+    node: tuple[int, bool] | None = None  # (column, is a `- ` item) of the block's first line
+    while number >= 0 and node is None:
+        found = _columns(lines[number])
+        if found is not None:
+            line_indent, content = found
+            if content > target or (content == target and line_indent == content):
+                above.append(lines[number])
+            elif content == target:
+                above.append(lines[number])
+                node = (line_indent, True)
+            else:
+                number += 1  # this line is the block's parent: leave it to the next loop
+                node = (target, False)
         number -= 1
-        if found is None:
-            continue
-        indent, content = found
-        if within_block and (content > target or (content == target and indent == content)):
-            above.append(text)  # nested content or a sibling key of the cursor's mapping
-        elif within_block and content == target:
-            above.append(text)  # the `- ` that starts the cursor's mapping
-            within_block, target = False, indent
-        elif content < target or (content == target and indent == content and not within_block):
-            ancestors.append(text)
-            within_block, target = False, indent
+    # Its ancestors: each the nearest line above that holds the one below it.
+    ancestors: list[str] = []
+    while number >= 0 and node is not None and (node[0] > 0 or node[1]):
+        found = _columns(lines[number])
+        if found is not None:
+            line_indent, content = found
+            column, is_item = node
+            holds = content < column or (is_item and line_indent == column and line_indent == content)
+            if holds:
+                ancestors.append(lines[number])
+                node = (line_indent, line_indent < content)
+        number -= 1
     below = []
     for text in lines[line + 1 :]:
         found = _columns(text)
         if found is None:
             continue
-        if found[1] < columns[1] or (found[0] < columns[1] and found[0] <= columns[0]):
+        if found[1] < target or (found[0] < target and found[0] <= indent):
             break
         below.append(text)
     return [*reversed(ancestors), *reversed(above), edited, *below]
