@@ -3,23 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from contract import CURSOR_RUBRIC
 
 from ai_eval_lsp.core.context import completion_context
-
-RUBRIC = """id: x
-version: "1.0"
-checks:
-  - id: a
-    kind: regex
-    
-  - kind: 
-  - 
-  - {kind: regex, pa}
-scoring:
-  combine: 
-  weights:
-    
-"""
 
 ZERO_INDENT = """id: x
 checks:
@@ -41,13 +27,21 @@ checks:
 @pytest.mark.parametrize(
     ("text", "line", "column", "path", "is_value", "partial", "siblings"),
     [
-        (RUBRIC, 5, 4, ("checks", 0), False, "", {"id": "a", "kind": "regex"}),  # empty line in a check
-        (RUBRIC, 6, 10, ("checks", 1, "kind"), True, "", None),  # a kind value
-        (RUBRIC, 7, 4, ("checks", 1), False, "", {}),  # after `- `
-        (RUBRIC, 8, 19, ("checks", 1), False, "p", {"kind": "regex"}),  # flow style
-        (RUBRIC, 10, 11, ("scoring", "combine"), True, "", None),  # an enum value
-        (RUBRIC, 12, 4, ("scoring", "weights"), False, "", {}),  # a weight key
-        (RUBRIC, 13, 0, (), False, "", None),  # the end of the file
+        (
+            CURSOR_RUBRIC,
+            5,
+            4,
+            ("checks", 0),
+            False,
+            "",
+            {"id": "a", "kind": "regex"},
+        ),  # empty line in a check
+        (CURSOR_RUBRIC, 6, 10, ("checks", 1, "kind"), True, "", None),  # a kind value
+        (CURSOR_RUBRIC, 7, 4, ("checks", 1), False, "", {}),  # after `- `
+        (CURSOR_RUBRIC, 8, 19, ("checks", 1), False, "p", {"kind": "regex"}),  # flow style
+        (CURSOR_RUBRIC, 10, 11, ("scoring", "combine"), True, "", None),  # an enum value
+        (CURSOR_RUBRIC, 12, 4, ("scoring", "weights"), False, "", {}),  # a weight key
+        (CURSOR_RUBRIC, 13, 0, (), False, "", None),  # the end of the file
         (ZERO_INDENT, 4, 2, ("checks", 0), False, "", {"id": "a", "kind": "must_contain_any"}),  # zero indent
         (ZERO_INDENT, 5, 8, ("checks", 1, "kind"), True, "", None),
         (BROKEN_ELSEWHERE, 4, 6, ("checks", 0), False, "mo", {"kind": "target_match"}),  # the file is broken

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 import yaml
 from conftest import FIXTURES
+from contract import CORE_KINDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,30 +73,7 @@ patterns = st.sampled_from(["^hi", "(a+)+$", "a{2,1}", "x(", "[", r"\d+", "é+",
 
 @st.composite
 def checks(draw: st.DrawFn) -> dict[str, Any]:
-    kind = draw(
-        st.sampled_from(
-            [
-                "must_contain_any",
-                "must_not_contain",
-                "regex",
-                "target_match",
-                "composite",
-                "llm_judge",
-                "tool_usage",
-                "command",
-                "score_delta",
-                "json_schema",
-                "php_lint",
-                "markdown_structure",
-                "format",
-                "fact_match",
-                "word_count",
-                "fragile",
-                "regexp",
-                "wordcount",
-            ]
-        )
-    )
+    kind = draw(st.sampled_from([*CORE_KINDS, "word_count", "fragile", "regexp", "wordcount"]))
     check: dict[str, Any] = {"kind": kind}
     if draw(st.booleans()):
         check["id"] = draw(ids)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract import RESULT_ROW_FIELDS
 
 from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
@@ -27,23 +28,6 @@ checks:
   - {id: apologises, kind: must_contain_any, values: [sorry]}
 scoring: {combine: all_pass}
 """
-ROW_FIELDS = {
-    "id",
-    "target_id",
-    "run_id",
-    "timestamp",
-    "avg_score",
-    "pass_rate",
-    "pass_rate_ci_low",
-    "pass_rate_ci_high",
-    "passed_gate",
-    "question_count",
-    "error_count",
-    "scores_json",
-    "source",
-    "duration",
-    "config_json",
-}
 
 
 def cases(*entries: str, gate: str = "") -> str:
@@ -101,7 +85,7 @@ def test_pass_rate_counts_scored_cases_and_question_count_counts_errors(workspac
     )
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
     row = result.row
-    assert set(row) == ROW_FIELDS
+    assert set(row) == RESULT_ROW_FIELDS
     assert row["question_count"] == 4 and row["error_count"] == 1
     assert row["pass_rate"] == pytest.approx(2 / 3)
     assert row["avg_score"] == pytest.approx(10 / 3)  # (5 + 0 + 5) / 3 on the 0..5 scale
@@ -329,41 +313,18 @@ def test_a_plugin_that_never_returns_fails_its_check_when_the_limit_runs_out() -
     assert "plugin stuck did not finish within 1 s (runTimeoutSeconds)" in verdict.outcomes[0].reason
 
 
+def run_cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
 def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(workspace: Path) -> None:
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry", "pass")))
-    ok = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ai_eval_lsp",
-            "--root",
-            str(workspace),
-            "run",
-            "--format",
-            "json",
-            str(workspace / "t.cases.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ok = run_cli(workspace, "--format", "json", str(workspace / "t.cases.yaml"))
     assert ok.returncode == 0, ok.stderr
     (report,) = json.loads(ok.stdout)
-    assert set(report["row"]) == ROW_FIELDS and report["verdicts"]["a"]["passed"] is True
+    assert set(report["row"]) == RESULT_ROW_FIELDS and report["verdicts"]["a"]["passed"] is True
     (workspace / "t.cases.yaml").write_text(cases(case("a", "no", "pass")))
-    failed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ai_eval_lsp",
-            "--root",
-            str(workspace),
-            "run",
-            str(workspace / "t.cases.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    failed = run_cli(workspace, str(workspace / "t.cases.yaml"))
     assert failed.returncode == 1
     assert "a: expected pass, which it did not get" in failed.stdout

@@ -7,6 +7,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from contract import CORE_KINDS
 
 from ai_eval_lsp.core.schema import CORE, Contribution, Origin, combine, core_schema
 
@@ -56,22 +57,7 @@ def test_every_core_kind_is_a_branch_with_its_kind_pinned() -> None:
     schema = core_schema()
     refs = [branch["$ref"] for branch in schema["properties"]["checks"]["items"]["oneOf"]]
     kinds = [ref.rsplit("check_", 1)[1] for ref in refs]
-    assert kinds == [
-        "must_contain_any",
-        "must_not_contain",
-        "regex",
-        "target_match",
-        "composite",
-        "llm_judge",
-        "tool_usage",
-        "command",
-        "score_delta",
-        "json_schema",
-        "php_lint",
-        "markdown_structure",
-        "format",
-        "fact_match",
-    ]
+    assert kinds == CORE_KINDS
     for kind in kinds:
         definition = schema["$defs"][f"check_{kind}"]
         assert definition["unevaluatedProperties"] is False

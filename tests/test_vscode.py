@@ -32,8 +32,8 @@ def test_the_extension_in_code_server(tmp_path: Path) -> None:
     assert "AI Eval: 16 kinds, 2 from plugins" in result["status"]
     assert any(label.startswith("word_count") for label in result["completion"]), result["completion"]
     complete = [n for n in result["notifications"] if n.startswith("AI Eval run complete: support_tone")]
-    assert complete and "pass rate 0.50 (95% CI 0.09\u20130.91)" in complete[0] and "gate passed" in complete[0], (
-        result["notifications"]
-    )
+    assert (
+        complete and "pass rate 0.50 (95% CI 0.09\u20130.91)" in complete[0] and "gate passed" in complete[0]
+    ), result["notifications"]
     for screenshot in ("problems.png", "completion.png", "run-complete.png"):
         assert (artifacts / screenshot).stat().st_size > 10_000

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract import CURSOR_RUBRIC, RESULT_ROW_FIELDS
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -32,19 +33,37 @@ async def open_document(client: LanguageClient, name: str, text: str | None = No
     return uri
 
 
-async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[types.Diagnostic]:
-    """The diagnostics of a document at a version, pulled or waited for as the client works."""
+async def current_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    """What the client has for a document now: pulled anew, or the last list pushed."""
     if pulls(client):
-        await asyncio.sleep(0.05)
         report = await client.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
         )
         return list(report.items)
+    return list(client.diagnostics.get(uri, []))
+
+
+async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[types.Diagnostic]:
+    """The diagnostics of a document at a version, pulled or waited for as the client works."""
+    if pulls(client):
+        await asyncio.sleep(0.05)
+        return await current_diagnostics(client, uri)
     for _ in range(200):
         if uri in client.diagnostics and client.diagnostic_versions.get(uri) == version:  # type: ignore[attr-defined]
-            return list(client.diagnostics[uri])
+            return await current_diagnostics(client, uri)
         await asyncio.sleep(0.05)
     raise AssertionError(f"no diagnostics for {uri} version {version}")
+
+
+async def quick_fix(client: LanguageClient, uri: str, problem: types.Diagnostic) -> types.CodeAction:
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
+        )
+    )
+    return next(
+        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
+    )
 
 
 async def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
@@ -105,14 +124,7 @@ async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient) -> Non
     uri = await open_document(client, "fixable.rubric.yaml", text)
     found = await diagnostics(client, uri)
     (problem,) = found
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
-        )
-    )
-    fix = next(
-        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
-    )
+    fix = await quick_fix(client, uri, problem)
     assert fix.title == 'Quote the version as "1.10"'
     (edit,) = fix.edit.changes[uri]  # type: ignore[union-attr,index]
     fixed = text.replace("1.10", edit.new_text)
@@ -126,22 +138,6 @@ async def completion_labels(client: LanguageClient, uri: str, line: int, charact
     )
     items = result.items if isinstance(result, types.CompletionList) else result or []
     return [item.label for item in items]
-
-
-COMPLETING = """id: completing
-version: "1.0"
-checks:
-  - id: a
-    kind: regex
-    
-  - kind: 
-  - 
-  - {kind: regex, pa}
-scoring:
-  combine: 
-  weights:
-    
-"""
 
 
 @pytest.mark.parametrize(
@@ -164,7 +160,7 @@ scoring:
 async def test_completion_table(
     client: LanguageClient, line: int, character: int, expected: list[str], absent: list[str]
 ) -> None:
-    uri = await open_document(client, "completing.rubric.yaml", COMPLETING)
+    uri = await open_document(client, "completing.rubric.yaml", CURSOR_RUBRIC)
     await diagnostics(client, uri)
     labels = await completion_labels(client, uri, line, character)
     assert set(expected) <= set(labels), labels
@@ -233,23 +229,7 @@ async def test_run_cases_reports_progress_and_run_complete(client: LanguageClien
     )
     notification = await asyncio.wait_for(waiter, 10)
     row: Any = result["row"]
-    fields = {
-        "id",
-        "target_id",
-        "run_id",
-        "timestamp",
-        "avg_score",
-        "pass_rate",
-        "pass_rate_ci_low",
-        "pass_rate_ci_high",
-        "passed_gate",
-        "question_count",
-        "error_count",
-        "scores_json",
-        "source",
-        "duration",
-        "config_json",
-    }
+    fields = RESULT_ROW_FIELDS
     assert set(row) == fields
     assert {name: getattr(notification, name) for name in fields} == row
     assert row["source"] == "editor" and row["question_count"] == 2 and row["pass_rate"] == 0.5
@@ -320,13 +300,7 @@ async def test_cross_file_problems_follow_the_other_file(client: LanguageClient)
     await open_document(client, "late.rubric.yaml", other)
     for _ in range(100):  # the umbrella's diagnostics are refreshed (pushed again, or pulled anew)
         await asyncio.sleep(0.05)
-        if pulls(client):
-            report = await client.text_document_diagnostic_async(
-                types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
-            )
-            current = list(report.items)
-        else:
-            current = list(client.diagnostics.get(uri, []))
+        current = await current_diagnostics(client, uri)
         if not current:
             break
     assert current == []
@@ -414,14 +388,7 @@ async def test_did_you_mean_fixes_a_kind(client: LanguageClient) -> None:
     text = 'id: typo\nversion: "1.0"\nchecks:\n  - {kind: regexp, pattern: x}\nscoring: {combine: all_pass}\n'
     uri = await open_document(client, "typo.rubric.yaml", text)
     (problem,) = await diagnostics(client, uri)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
-        )
-    )
-    fix = next(
-        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
-    )
+    fix = await quick_fix(client, uri, problem)
     assert fix.title == "Change `regexp` to `regex`"
     await change(client, uri, 2, text.replace("regexp", fix.edit.changes[uri][0].new_text))  # type: ignore[index,union-attr]
     assert await diagnostics(client, uri, 2) == []

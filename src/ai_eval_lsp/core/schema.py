@@ -151,8 +151,10 @@ def compile_validator(defs: Mapping[str, Any], name: str) -> Any:
     return jsonschema_rs.validator_for({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/{name}"})
 
 
-def properties_at(schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]) -> list[str]:
-    """The property names a schema declares for the value at `path`, through `$ref` and `allOf`."""
+def _parts_at(
+    schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]
+) -> list[Mapping[str, Any]]:
+    """Every subschema that applies to the value at `path`, through `$ref` and `allOf`."""
     current = list(_expand(schema, root))
     for step in path:
         following: list[Mapping[str, Any]] = []
@@ -161,8 +163,13 @@ def properties_at(schema: Mapping[str, Any], path: Sequence[str | int], root: Ma
             if isinstance(sub, Mapping):
                 following.extend(_expand(sub, root))
         current = following
+    return current
+
+
+def properties_at(schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]) -> list[str]:
+    """The property names a schema declares for the value at `path`."""
     names: dict[str, None] = {}
-    for part in current:
+    for part in _parts_at(schema, path, root):
         names.update(dict.fromkeys(part.get("properties", {})))
     return list(names)
 
@@ -171,18 +178,9 @@ def property_schema(
     schema: Mapping[str, Any], path: Sequence[str | int], root: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The annotations (title, description, enum, ...) the schema gives the value at `path`."""
-    current = list(_expand(schema, root))
     merged: dict[str, Any] = {}
-    for position, step in enumerate(path):
-        following: list[Mapping[str, Any]] = []
-        for part in current:
-            sub = part.get("items") if isinstance(step, int) else part.get("properties", {}).get(step)
-            if isinstance(sub, Mapping):
-                following.extend(_expand(sub, root))
-        current = following
-        if position == len(path) - 1:
-            for part in current:
-                merged = {**merged, **part}  # the kind's own part comes last and wins
+    for part in _parts_at(schema, path, root) if path else []:
+        merged = {**merged, **part}  # the kind's own part comes last and wins
     return merged
 
 
