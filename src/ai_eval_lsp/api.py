@@ -42,7 +42,8 @@ class CheckSchemaProvider(Protocol):
 class Services:
     """What the runtime lends executors: the dot-path template resolver and the chrF scorer."""
 
-    def resolve(self, path: str, question: Mapping[str, Any]) -> str | list[str] | None:
+    @staticmethod
+    def resolve(path: str, question: Mapping[str, Any]) -> str | list[str] | None:
         """The string, or list of variant strings, at a dot-path such as `expected.reference`.
 
         None when the path does not resolve or leads to anything else.

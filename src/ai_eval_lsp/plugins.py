@@ -84,13 +84,14 @@ class Registry:
 
 def discover(fragments: Sequence[Path] = (), group: str = EXECUTOR_GROUP) -> Registry:
     """Load every installed executor plugin and build the combined schema."""
-    plugins = [_load(entry) for entry in _sorted_entry_points(group)]
+    services = Services()
+    plugins = [_load(entry, services) for entry in _sorted_entry_points(group)]
     contributions = [_contribution(plugin) for plugin in plugins]
     fragment_contributions, fragment_problems = _read_fragments(fragments)
     combined = combine(core_schema(), [*contributions, *fragment_contributions])
     for plugin in plugins:
         plugin.kinds = [kind for kind, origin in combined.origins.items() if origin == plugin.origin]
-    return Registry(plugins, combined, fragment_problems)
+    return Registry(plugins, combined, fragment_problems, services)
 
 
 def _sorted_entry_points(group: str) -> list[EntryPoint]:
@@ -98,13 +99,13 @@ def _sorted_entry_points(group: str) -> list[EntryPoint]:
     return [found[key] for key in sorted(found, key=lambda key: (key[0].lower(), key[1]))]
 
 
-def _load(entry: EntryPoint) -> Plugin:
+def _load(entry: EntryPoint, services: Services) -> Plugin:
     dist = entry.dist
     origin = Origin(entry.name, dist.name if dist else entry.name, dist.version if dist else None)
     plugin = Plugin(entry.name, entry.value, origin)
     try:
         loaded = entry.load()
-        executor = _construct(loaded) if inspect.isclass(loaded) else loaded
+        executor = _construct(loaded, services) if inspect.isclass(loaded) else loaded
     except BaseException as err:  # a plugin may even call sys.exit() on import
         if isinstance(err, KeyboardInterrupt):
             raise
@@ -120,14 +121,14 @@ def _load(entry: EntryPoint) -> Plugin:
     return plugin
 
 
-def _construct(cls: type) -> Any:
+def _construct(cls: type, services: Services) -> Any:
     """Construct with one `services` argument when the class takes one, else with none."""
     try:
         parameters = list(inspect.signature(cls).parameters.values())
     except (TypeError, ValueError):
         parameters = []
     if parameters and parameters[0].default is inspect.Parameter.empty:
-        return cls(Services())
+        return cls(services)
     return cls()
 
 

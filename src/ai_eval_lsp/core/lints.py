@@ -16,7 +16,6 @@ Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
 """Who runs a check: (runner, None), (None, None) when nobody does, or (None, why it failed)."""
 
 MAX_COMPOSITE_HOPS = 3
-resolve_path = Services().resolve
 
 _FLAGS = {
     "i": regex.IGNORECASE,
@@ -267,7 +266,7 @@ def lint_cases(root: Node, index: RubricIndex) -> list[Problem]:
         if not isinstance(data, dict):
             continue  # the schema reports it
         for owner, label, path in sources:
-            if resolve_path(path, data) is None:
+            if Services.resolve(path, data) is None:
                 where = question.value.span if question is not None else case.head()
                 name = case.value.get("id") or f"cases[{number}]"
                 problems.append(

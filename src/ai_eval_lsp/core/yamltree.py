@@ -167,13 +167,15 @@ def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseRes
 
     `fallback=False` skips re-reading a document libyaml rejects, for callers that only probe.
     """
-    composer = _Composer(text)
+    composer = _Composer(text, defer_odd_keys=parser == "fast")
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
     try:
         composer.run(_events(text, parser))
     except _TooDeep as deep:
         return ParseResult(None, [deep.problem])
+    except _ReferenceDecides:
+        return parse(text, "reference")
     except Exception as err:  # every parser error is reported as the one syntax problem
         if parser == "fast" and fallback:
             # libyaml is a YAML 1.1 parser and words its errors its own way: a document it
@@ -225,6 +227,11 @@ def _span(event: Any) -> Span:
     return Span(Position(start.line, start.column), Position(end.line, end.column))
 
 
+class _ReferenceDecides(Exception):
+    """libyaml read a key that is a collection or an alias, where the parsers disagree on what is
+    YAML; such a key is an error in a rubric anyway, so the reference parser decides."""
+
+
 class _TooDeep(Exception):
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -243,7 +250,8 @@ class _Frame:
 
 
 class _Composer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, defer_odd_keys: bool = False) -> None:
+        self.defer_odd_keys = defer_odd_keys
         self.text = text
         self.root: Node | None = None
         self.problems: list[Problem] = []
@@ -365,6 +373,9 @@ class _Composer:
         self.attach(node, frame.weight, frame.anchor)
 
     def alias(self, event: Any) -> None:
+        frame = self.stack[-1] if self.stack else None
+        if self.defer_odd_keys and frame is not None and frame.node.entries is not None and frame.key is None:
+            raise _ReferenceDecides
         name = event.anchor
         span = _span(event)
         null = Node(None, event.start_mark, event.end_mark, "")
@@ -412,6 +423,8 @@ class _Composer:
         assert parent.entries is not None
         key = frame.key
         if key is None:
+            if self.defer_odd_keys and (node.entries is not None or node.items is not None):
+                raise _ReferenceDecides
             frame.key = node
             return
         frame.key = None

@@ -7,7 +7,14 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.core.yamltree import Node
-from ai_eval_lsp.server.commands import RUN_CASES, RUN_CHECK, RUN_RUBRIC, cases_files_for, rubric_of
+from ai_eval_lsp.server.commands import (
+    RUN_CASES,
+    RUN_CHECK,
+    RUN_RUBRIC,
+    CommandError,
+    cases_files_for,
+    rubric_of,
+)
 from ai_eval_lsp.server.diagnostics import SOURCE
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import DocumentState
@@ -105,7 +112,7 @@ def create_cases_action(server: AiEvalServer, state: DocumentState) -> types.Cod
     """ "Create cases file" where no cases file references the rubric yet."""
     try:
         rubric = rubric_of(server, state.uri)
-    except Exception:
+    except CommandError:
         return None
     if cases_files_for(server, rubric):
         return None

@@ -73,7 +73,7 @@ def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: AiEvalServer, params: types.HoverParams) -> types.Hover | None:
         state = ls.state(params.text_document.uri)
-        root = state_root(ls, state)
+        root = state.root if state is not None else None
         if state is None or root is None:
             return None
         lines = state.lines
@@ -89,13 +89,3 @@ def register(server: AiEvalServer) -> None:
             types.MarkupContent(types.MarkupKind.Markdown, text),
             to_range(where.span, lines, ls.workspace.position_codec),
         )
-
-
-def state_root(server: AiEvalServer, state: DocumentState | None) -> Node | None:
-    if state is None:
-        return None
-    if state.analysis is not None:
-        return state.analysis.root
-    from ai_eval_lsp.core.yamltree import parse
-
-    return parse(state.text).root

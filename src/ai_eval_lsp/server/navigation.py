@@ -12,7 +12,6 @@ from ai_eval_lsp.core.cursor import locate
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.core.yamltree import Node, parse
-from ai_eval_lsp.server.hover import state_root
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import DocumentState, from_position, to_range
 
@@ -57,7 +56,7 @@ def _target_at(
     server: AiEvalServer, state: DocumentState, position: types.Position
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
-    root = state_root(server, state)
+    root = state.root
     line, column = from_position(position, state.lines, server.workspace.position_codec)
     at = locate(root, line, column) if root is not None else None
     if at is None:

@@ -18,7 +18,7 @@ from pygls.workspace.position_codec import PositionCodec
 from ai_eval_lsp.core.analysis import Analysis, analyse_cases, analyse_rubric
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize
-from ai_eval_lsp.core.yamltree import decode, parse
+from ai_eval_lsp.core.yamltree import Node, decode, parse
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.settings import Settings
 
@@ -36,6 +36,7 @@ class DocumentState:
     text: str
     analysis: Analysis | None  # rubrics only
     lines: list[str]
+    root: Node | None
 
 
 class Session:
@@ -126,7 +127,10 @@ class Session:
             else None
         )
         text = document.source
-        return DocumentState(document.uri, path, role, document.version, text, analysis, text.split("\n"))
+        root = analysis.root if analysis is not None else parse(text, project.rules.parser).root
+        return DocumentState(
+            document.uri, path, role, document.version, text, analysis, text.split("\n"), root
+        )
 
     def commit(self, state: DocumentState) -> bool:
         """Make a checked document current; True when what other files see of it changed."""
