@@ -128,6 +128,7 @@ def _check(project: Project, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import gc
     import logging
 
     from ai_eval_lsp.server import create_server
@@ -135,6 +136,10 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     server = create_server()
+    # Each version of a large rubric is ~100k objects, and the default collector thresholds
+    # scanned them again and again mid-edit (measured: p95 latency); collect less often instead.
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 50)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
