@@ -10,6 +10,7 @@ import asyncio
 import threading
 import uuid
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ai_eval_lsp.runs import (
     make_evaluator,
     read_cases,
     run,
+    run_cases,
 )
 from ai_eval_lsp.server import workspace
 from ai_eval_lsp.server.server import AiEvalServer
@@ -47,18 +49,15 @@ def _argument(arguments: Any) -> dict[str, Any]:
 
 
 def rubric_of(server: AiEvalServer, uri: str) -> LoadedRubric:
-    state = server.session.documents.get(uri)
-    if state is None:
-        document = server.workspace.get_text_document(uri)
-        state = server.session.analyse(document)
-        if state is None and (path := server.session.path_of(uri)) is not None and path.exists():
-            raise CommandError(f"{uri} is not a rubric file")
-    if state is None or state.analysis is None or state.analysis.root is None:
-        raise CommandError(f"{uri} is not an open rubric")
+    """The rubric of a document, as the editor has it now."""
+    state = server.state(uri)
+    root = state.root if state is not None else None
+    if state is None or state.analysis is None or root is None or not isinstance(root.value, dict):
+        raise CommandError(f"{uri} is not a rubric file")
     summary = state.analysis.summary
-    if summary.id is None or not isinstance(state.analysis.root.value, dict):
-        raise CommandError(f"{uri}: the rubric has no id")
-    return LoadedRubric(summary.id, summary.version, state.analysis.root.value)
+    if summary.id is None:
+        raise CommandError(f"{uri}: the rubric has no `id`")
+    return LoadedRubric(summary.id, summary.version, root.value)
 
 
 def cases_files_for(server: AiEvalServer, rubric: LoadedRubric) -> list[Path]:
@@ -88,34 +87,35 @@ class _Progress:
 
     def __init__(self, server: AiEvalServer, title: str, token: types.ProgressToken | None) -> None:
         self.server, self.title = server, title
-        self.token = token or str(uuid.uuid4())
+        self.token: types.ProgressToken | None = token or str(uuid.uuid4())
         self.loop = asyncio.get_running_loop()
         self.cancelled = threading.Event()
         self.own_token = token is None
 
     async def begin(self) -> None:
-        window = self.server.client_capabilities.window
+        token, window = self.token, self.server.client_capabilities.window
+        if token is None:
+            return
         if self.own_token:
             if not (window and window.work_done_progress):
-                self.token = None  # type: ignore[assignment]
+                self.token = None  # the client shows no progress: report none
                 return
-            await self.server.work_done_progress.create_async(self.token)
+            await self.server.work_done_progress.create_async(token)
         self.server.work_done_progress.begin(
-            self.token, types.WorkDoneProgressBegin(self.title, cancellable=True, percentage=0)
+            token, types.WorkDoneProgressBegin(self.title, cancellable=True, percentage=0)
         )
 
     def report(self, done: int, total: int) -> None:
-        if self.token is None:
+        token = self.token
+        if token is None:
             return
 
         def send() -> None:
-            if (
-                self.server.work_done_progress.tokens.get(self.token) is not None
-                and self.server.work_done_progress.tokens[self.token].cancelled()
-            ):
+            pending = self.server.work_done_progress.tokens.get(token)
+            if pending is not None and pending.cancelled():
                 self.cancelled.set()
             self.server.work_done_progress.report(
-                self.token,
+                token,
                 types.WorkDoneProgressReport(
                     message=f"{done}/{total} cases", percentage=int(100 * done / max(total, 1))
                 ),
@@ -157,6 +157,9 @@ async def _run(
     except (RunError, RubricError) as err:
         progress.end("failed")
         raise CommandError(str(err)) from err
+    except Exception:
+        progress.end("failed")
+        raise
     row = result.row
     summary = (
         f"{row['target_id']}: pass rate {row['pass_rate']:.2f}, average {row['avg_score']:.2f}/5, "
@@ -172,20 +175,14 @@ async def _run(
 
 def register(server: AiEvalServer) -> None:
     @server.command(RUN_CASES)
-    async def run_cases(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+    async def run_cases_command(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
         path = ls.session.path_of(str(argument.get("uri")))
         if path is None:
             raise CommandError("runCases needs the `uri` of a cases file")
         project = ls.session.require_project()
-        data = read_cases(path, project, ls.session.read)
-        gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
-        result = await _run(
-            ls,
-            f"Run cases {path.name}",
-            argument.get("workDoneToken"),
-            lambda o: run(project, data["rubric"], data["cases"], gate, path, o),
-        )
+        token = argument.get("workDoneToken")
+        result = await _run(ls, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o))
         return {"row": result.row, "verdicts": _verdicts(result)}
 
     @server.command(RUN_RUBRIC)
@@ -210,15 +207,12 @@ def register(server: AiEvalServer) -> None:
             return {"verdict": _verdicts(result)["response"], "row": result.row}
         runs = []
         for cases_path in cases_files_for(ls, rubric):
-            data = read_cases(cases_path, project, ls.session.read)
-            gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
-
-            def work(
-                options: RunOptions, data: dict[str, Any] = data, gate: Any = gate, where: Path = cases_path
-            ) -> RunResult:
-                return run(project, ref, data["cases"], gate, where, options)
-
-            result = await _run(ls, f"Run rubric {rubric.id} on {cases_path.name}", None, work)
+            result = await _run(
+                ls,
+                f"Run rubric {rubric.id} on {cases_path.name}",
+                None,
+                partial(run_cases, project, cases_path),
+            )
             uri = ls.session.uri_of(project.relative(cases_path))
             runs.append({"casesUri": uri, "row": result.row, "verdicts": _verdicts(result)})
         return {"runs": runs}
