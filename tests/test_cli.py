@@ -213,3 +213,51 @@ def test_plugins_lists_each_executor(capsys: pytest.CaptureFixture[str], tmp_pat
         in out
     )
     assert "[FAILED]" in out
+
+
+def test_composites_resolve_only_inside_the_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "comp.rubric.yaml").write_text(
+        'id: comp\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: ext}\nscoring: {combine: all_pass}\n'
+    )
+    (outside / "ext.rubric.yaml").write_text(CLEAN.format(id="ext"))
+    code, out, _ = run(
+        capsys, "--root", str(root), "check", str(root / "comp.rubric.yaml"), str(outside / "ext.rubric.yaml")
+    )
+    assert (
+        code == 1
+        and "unresolved-rubric composite check `ext`: there is no rubric `ext` in the workspace" in out
+    )
+
+
+def test_root_after_the_command_and_empty_folders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, err = run(capsys, "check", "--root", str(tmp_path), str(tmp_path / "empty"))
+    assert code == 0 and "no rubric or cases files found" in err and "0 files" in out
+
+
+def test_duplicate_case_ids_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "t.rubric.yaml").write_text(CLEAN.format(id="t"))
+    (tmp_path / "t.cases.yaml").write_text(
+        "rubric: t\ncases:\n  - {id: c1, response: a}\n  - {id: c1, response: b}\n"
+    )
+    code, out, _ = run(capsys, "--root", str(tmp_path), "check", str(tmp_path / "t.cases.yaml"))
+    assert code == 1 and ":4:10: duplicate-id the case id `c1` is already used at line 3" in out
+
+
+@pytest.mark.parametrize(
+    ("written", "advice"),
+    [
+        ("1.10", 'quote it as "1.10"'),
+        ("2", 'quote it as "2.0"'),
+        ("1e3", 'write a quoted version such as "1.0"'),
+    ],
+)
+def test_a_numeric_version_gets_a_fix_that_is_a_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, advice: str
+) -> None:
+    (tmp_path / "v.rubric.yaml").write_text(CLEAN.format(id="v").replace('"1.0"', written))
+    _, out, _ = run(capsys, "--root", str(tmp_path), "check", str(tmp_path / "v.rubric.yaml"))
+    assert advice in out

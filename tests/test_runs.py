@@ -328,3 +328,19 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     failed = run_cli(workspace, str(workspace / "t.cases.yaml"))
     assert failed.returncode == 1
     assert "a: expected pass, which it did not get" in failed.stdout
+
+
+def test_duplicate_case_ids_keep_both_cases(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("c1", "sorry"), case("c1", "no")))
+    row = run_cases(project(workspace), workspace / "t.cases.yaml").row
+    assert json.loads(row["scores_json"]) == {"c1": 5.0, "c1 (cases[1])": 0.0}
+
+
+def test_a_run_that_scored_nothing_is_not_a_regression(workspace: Path) -> None:
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    run_cases(project(workspace), workspace / "t.cases.yaml")
+    (workspace / "t.cases.yaml").write_text(
+        "rubric: support_tone\ncases:\n  - {id: a}\n"
+    )  # no response: errored
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert result.row["error_count"] == 1 and result.notices == []

@@ -70,9 +70,16 @@ class Project:
         text, problems = decode(data)
         return analyse_rubric(self.relative(path), text, self.rules, problems)
 
+    def inside(self, path: Path) -> bool:
+        return path.resolve().is_relative_to(self.root.resolve())
+
     def index(self, analyses: dict[Path, Analysis]) -> RubricIndex:
-        """Every rubric under the root, plus the ones given; files not yet read are read here."""
-        index = RubricIndex(analysis.summary for analysis in analyses.values())
+        """Every rubric under the root: the analyses given, the other files read here.
+
+        Composite references resolve only inside the workspace, so a file checked from outside
+        the root is checked but is no rubric to resolve to.
+        """
+        index = RubricIndex(analysis.summary for path, analysis in analyses.items() if self.inside(path))
         for path, role in self.walk(self.root):
             if role == "rubric" and path not in analyses:
                 try:

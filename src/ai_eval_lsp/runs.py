@@ -155,10 +155,11 @@ def run(
     library = RubricLibrary(project, options.index or project.index({}), options.read)
     evaluator = make_evaluator(project, library)
     results: list[CaseResult] = []
+    seen: set[str] = set()
     for number, case in enumerate(cases):
         if options.cancelled is not None and options.cancelled.is_set():
             raise RunCancelled
-        results.append(_run_case(evaluator, library, ref, number, case))
+        results.append(_run_case(evaluator, library, ref, number, case, seen))
         if options.progress is not None:
             options.progress(number + 1, len(cases))
     if options.cancelled is not None and options.cancelled.is_set():
@@ -184,10 +185,15 @@ def run(
     return result
 
 
-def _run_case(evaluator: Evaluator, library: RubricLibrary, ref: str, number: int, case: Any) -> CaseResult:
+def _run_case(
+    evaluator: Evaluator, library: RubricLibrary, ref: str, number: int, case: Any, seen: set[str]
+) -> CaseResult:
     if not isinstance(case, Mapping):
         return CaseResult(f"cases[{number}]", None, "the case is not a mapping", None)
     case_id = str(case.get("id") or f"cases[{number}]")
+    if case_id in seen:  # `check` reports the duplicate; the row keeps both cases
+        case_id = f"{case_id} (cases[{number}])"
+    seen.add(case_id)
     expect = case.get("expect") if case.get("expect") in ("pass", "fail") else None
     response, question = case.get("response"), case.get("question", {})
     if not isinstance(response, str):
@@ -209,7 +215,12 @@ def _run_case(evaluator: Evaluator, library: RubricLibrary, ref: str, number: in
 def _regression(store: ResultStore, row: dict[str, Any]) -> list[str]:
     """The seed's subscriber example, built in: a drop of more than half a point is noticed."""
     previous = store.previous(row["target_id"], row["id"])
-    if previous is None:
+    # A run that scored no case has no average to compare, and is not one to compare with.
+    if (
+        previous is None
+        or row["error_count"] == row["question_count"]
+        or previous["error_count"] == previous["question_count"]
+    ):
         return []
     drop = previous["avg_score"] - row["avg_score"]
     if drop <= REGRESSION_TOLERANCE:

@@ -44,24 +44,33 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate ai_eval rubrics with the check kinds of the installed plugins.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument(
-        "--root",
-        default=".",
-        help="the workspace folder: settings come from its pyproject.toml [tool.ai-eval], and "
-        "composite checks resolve to the rubrics under it (default: the current folder)",
+    root_help = (
+        "the workspace folder: settings come from its pyproject.toml [tool.ai-eval], and "
+        "composite checks resolve to the rubrics under it (default: the current folder); "
+        "PATH arguments stay relative to the current folder"
     )
+    parser.add_argument("--root", default=".", help=root_help)
+    # --root is accepted after the command too: `ai-eval-lsp check --root ws ws`.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", default=argparse.SUPPRESS, help=root_help)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = commands.add_parser("check", help="validate rubric and cases files; folders are walked")
+    check = commands.add_parser(
+        "check", parents=[common], help="validate rubric and cases files; folders are walked"
+    )
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=FORMATS, default="text")
     check.set_defaults(run=_check)
 
-    schema = commands.add_parser("schema", help="print the combined schema (core plus plugin kinds)")
+    schema = commands.add_parser(
+        "schema", parents=[common], help="print the combined schema (core plus plugin kinds)"
+    )
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
     schema.set_defaults(run=_schema)
 
-    run = commands.add_parser("run", help="run cases files: grade every case, store one result row per file")
+    run = commands.add_parser(
+        "run", parents=[common], help="run cases files: grade every case, store one result row per file"
+    )
     run.add_argument("paths", nargs="+", metavar="CASES")
     run.add_argument(
         "--db",
@@ -78,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=2087)
     serve.set_defaults(run=None)
 
-    plugins = commands.add_parser("plugins", help="list executor plugins, their kinds and load problems")
+    plugins = commands.add_parser(
+        "plugins", parents=[common], help="list executor plugins, their kinds and load problems"
+    )
     plugins.add_argument("--format", choices=("text", "json"), default="text")
     plugins.set_defaults(run=_plugins)
     return parser
@@ -89,7 +100,10 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     for name in args.paths:
         path = Path(name)
         if path.is_dir():
-            targets.extend(project.walk(path))
+            walked = list(project.walk(path))
+            if not walked:
+                print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
+            targets.extend(walked)
         elif path.is_file():
             # A file named on the command line is always checked, as a rubric unless it is a cases file.
             targets.append((path, project.role(path) or "rubric"))

@@ -143,6 +143,10 @@ def _sarif(found: Sequence[FileProblem], files_checked: int) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def run_json(name: str, result: RunResult) -> dict[str, Any]:
     return {
         "cases_file": name,
@@ -161,16 +165,19 @@ def format_run(name: str, result: RunResult) -> str:
         if row["pass_rate_ci_low"] is not None
         else "[n/a]"
     )
+    cases, errors = row["question_count"], row["error_count"]
     lines = [
         f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval}, average {row['avg_score']:.2f}/5, "
-        f"gate {'passed' if row['passed_gate'] else 'FAILED'}, {row['question_count']} cases, {row['error_count']} errors"
+        f"gate {'passed' if row['passed_gate'] else 'FAILED'}, {_count(cases, 'case')}, {_count(errors, 'error')}"
     ]
+    if cases and errors == cases:
+        lines.append("  warning: no case could be scored; see the errors below")
     for case in result.cases:
         if case.error:
             lines.append(f"  {case.case_id}: ERROR {case.error}")
         elif case.verdict is not None:
             state = "pass" if case.verdict.passed else "fail"
-            lines.append(f"  {case.case_id}: {state} {case.verdict.score:.2f}  {case.verdict.reason}")
+            lines.append(f"  {case.case_id}: {state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}")
         if not case.expectation_met:
             lines.append(f"  {case.case_id}: expected {case.expect}, which it did not get")
     lines += [f"  {notice}" for notice in result.notices]

@@ -15,6 +15,7 @@ from typing import Any
 
 from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.core.lints import MAX_COMPOSITE_HOPS
+from ai_eval_lsp.core.workspace import check_name
 
 COMBINE_MODES = ("all_pass", "any_pass", "weighted_avg", "min", "max", "median")
 
@@ -73,11 +74,6 @@ def outcome_json(outcome: CheckOutcome) -> dict[str, Any]:
         "passed": outcome.passed,
         "reason": outcome.reason,
     }
-
-
-def check_name(index: int, check: Any) -> str:
-    check_id = check.get("id") if isinstance(check, Mapping) else None
-    return check_id if isinstance(check_id, str) and check_id else f"checks[{index}]"
 
 
 def claim(runners: Sequence[Runner], check: Mapping[str, Any]) -> tuple[Runner | None, str | None]:

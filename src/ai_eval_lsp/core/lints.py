@@ -9,7 +9,7 @@ import regex
 
 from ai_eval_lsp.api import Services
 from ai_eval_lsp.core.problems import Problem, Related, Span
-from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, check_label
+from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
 Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
@@ -54,7 +54,7 @@ def _lint_check(
     index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch, ids: dict[str, Node]
 ) -> Iterator[Problem]:
     value: dict[str, Any] = check.value
-    label = check_label(index, check)
+    label = check_name(index, value)
     id_entry = check.get("id")
     if id_entry is not None and isinstance(id_entry.value.value, str):
         check_id = id_entry.value.value
@@ -158,7 +158,7 @@ def _lint_scoring(root: Node, ids: Mapping[str, Node]) -> Iterator[Problem]:
     if threshold is not None and combine in ("all_pass", "any_pass"):
         yield Problem(
             "ignored-by-combine",
-            f"`threshold` has no effect with `combine: {combine}`; only {', '.join(_NUMERIC_MODES)} use it",
+            f"`threshold` has no effect with `combine: {combine}`; only {', '.join(f'`{m}`' for m in _NUMERIC_MODES)} use it",
             threshold.key.span,
         )
 
@@ -192,7 +192,7 @@ def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: Rubr
     target = index.resolve(ref)
     if target is None:
         reason = _unresolved_reason(ref, index)
-        return Problem("unresolved-rubric", f"composite check names {reason}", span, {"ref": ref})
+        return Problem("unresolved-rubric", f"composite check `{ref}`: {reason}", span, {"ref": ref})
     chain = _first_bad_chain(summary, target, index)
     if chain is None:
         return None
@@ -219,10 +219,10 @@ def _unresolved_reason(ref: str, index: RubricIndex) -> str:
     rubric_id, _, version = ref.partition("@")
     if version and index.with_id(rubric_id):
         versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
-        return f"no version {version} of `{rubric_id}` is in the workspace (it has {versions})"
+        return f"there is no version {version} of `{rubric_id}` in the workspace (it has {versions})"
     known = sorted({s.id for s in index.by_path.values() if s.id})
     listing = f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
-    return f"no rubric `{rubric_id}` in the workspace{listing}"
+    return f"there is no rubric `{rubric_id}` in the workspace{listing}"
 
 
 def _first_bad_chain(
@@ -243,24 +243,38 @@ def _first_bad_chain(
 
 
 def lint_cases(root: Node, index: RubricIndex) -> list[Problem]:
-    """A cases file against the workspace: its rubric exists, and every case's question holds
-    what the rubric's `target_match` checks (composites included) read."""
-    entry = root.get("rubric")
-    if entry is None or not isinstance(entry.value.value, str):
-        return []
-    ref = entry.value.value
-    rubric = index.resolve(ref)
-    if rubric is None:
-        unresolved = _unresolved_reason(ref, index)
-        return [
-            Problem("unresolved-rubric", f"the cases file names {unresolved}", entry.value.span, {"ref": ref})
-        ]
-    sources = _sources(rubric, index)
-    cases = root.at(("cases",))
+    """A cases file's own rules and those against the workspace: unique case ids, a rubric that
+    exists, and questions that hold what its `target_match` checks (composites included) read."""
     problems: list[Problem] = []
+    sources: list[tuple[str, str, str]] = []
+    entry = root.get("rubric")
+    if entry is not None and isinstance(entry.value.value, str):
+        ref = entry.value.value
+        rubric = index.resolve(ref)
+        if rubric is None:
+            reason = _unresolved_reason(ref, index)
+            problems.append(
+                Problem("unresolved-rubric", f"rubric `{ref}`: {reason}", entry.value.span, {"ref": ref})
+            )
+        else:
+            sources = _sources(rubric, index)
+    cases = root.at(("cases",))
+    seen: dict[str, Node] = {}
     for number, case in enumerate(cases.items or [] if cases else []):
         if case.entries is None:
             continue
+        id_entry = case.get("id")
+        if id_entry is not None and isinstance(id_entry.value.value, str):
+            first = seen.setdefault(id_entry.value.value, id_entry.value)
+            if first is not id_entry.value:
+                problems.append(
+                    Problem(
+                        "duplicate-id",
+                        f"the case id `{id_entry.value.value}` is already used at line {first.span.start.line + 1}; "
+                        "case ids must be unique in a cases file",
+                        id_entry.value.span,
+                    )
+                )
         question = case.get("question")
         data = question.value.value if question is not None else {}
         if not isinstance(data, dict):

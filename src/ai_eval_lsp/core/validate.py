@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -267,6 +268,8 @@ def _prefix(kind: str) -> str:
 
 def _owner(kind: str, path: Path) -> str:
     names = [step for step in path if isinstance(step, str)]
+    if names and isinstance(path[-1], int):
+        return f"an item of `{names[-1]}`"
     if names:
         return f"`{names[-1]}`" if kind or len(names) > 1 else names[-1]
     return kind
@@ -295,11 +298,11 @@ _TYPE_NAMES = {
     "null": "empty (null)",
 }
 
+_VERSION = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z][0-9A-Za-z.-]*)?$"
 _PATTERN_HINTS = {
+    "^[imsxu]*$": "flags are any of `i`, `m`, `s`, `x` and `u`",
     "^[a-z][a-z0-9_]*$": "snake_case: lowercase letters, digits and `_`, starting with a letter",
-    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z][0-9A-Za-z.-]*)?$": (
-        "a version such as `1.0`, `1.2.3` or `2.0.0-beta`"
-    ),
+    _VERSION: "a version such as `1.0`, `1.2.3` or `2.0.0-beta`",
 }
 
 
@@ -342,8 +345,12 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
         message = f"{prefix}{name} must be {wanted}, not {_a(value)}"
         if path == ("version",) and subject == "rubric" and not kind and isinstance(value, int | float):
             source = text[target.start_index : target.end_index]
-            message += f': YAML reads `{source}` as a number; quote it as "{source}"'
-            data = {"replacement": f'"{source}"'}
+            written = source if re.match(_VERSION, source) else f"{source}.0" if source.isdigit() else None
+            if written is None:
+                message += f': YAML reads `{source}` as a number; write a quoted version such as "1.0"'
+            else:
+                message += f': YAML reads `{source}` as a number; quote it as "{written}"'
+                data = {"replacement": f'"{written}"'}
     elif keyword == "enum":
         options = [str(option) for option in detail]
         close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.6)

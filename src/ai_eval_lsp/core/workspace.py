@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.yamltree import Node
@@ -113,9 +113,9 @@ class RubricSummary:
         return f"{self.id}@{self.version}" if self.version else str(self.id)
 
 
-def check_label(index: int, check: Node) -> str:
-    """A check's name in messages: its id, or its position."""
-    check_id = check.value.get("id") if isinstance(check.value, dict) else None
+def check_name(index: int, check: Any) -> str:
+    """A check's name in messages and results: its id, or its position (`checks[3]`)."""
+    check_id = check.get("id") if isinstance(check, Mapping) else None
     return check_id if isinstance(check_id, str) and check_id else f"checks[{index}]"
 
 
@@ -132,9 +132,9 @@ def summarize(path: str, root: Node | None) -> RubricSummary:
             check_ids.append(value["id"])
         ref = check.get("rubric")
         if value.get("kind") == "composite" and ref is not None and isinstance(ref.value.value, str):
-            composites.append(CompositeRef(check_label(index, check), ref.value.value, ref.value.span))
+            composites.append(CompositeRef(check_name(index, value), ref.value.value, ref.value.span))
         if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
-            sources.append((check_label(index, check), value["source"]))
+            sources.append((check_name(index, value), value["source"]))
     return RubricSummary(
         path=path,
         id=data.get("id") if isinstance(data.get("id"), str) else None,

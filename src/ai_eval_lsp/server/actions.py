@@ -6,6 +6,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.workspace import check_name
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server.commands import (
     RUN_CASES,
@@ -83,7 +84,7 @@ def run_actions(server: AiEvalServer, state: DocumentState, line: int) -> list[t
         return [_command_action("Run cases", RUN_CASES, {"uri": uri})]
     actions = [
         _command_action(
-            f"Run check `{_check_name(i, c)}` on its cases", RUN_CHECK, {"uri": uri, "checkIndex": i}
+            f"Run check `{check_name(i, c.value)}` on its cases", RUN_CHECK, {"uri": uri, "checkIndex": i}
         )
         for i, c in enumerate(_checks(state))
         if c.line <= line <= c.end_line
@@ -101,11 +102,6 @@ def _command_action(title: str, command: str, argument: dict[str, Any]) -> types
         kind=types.CodeActionKind.Source,
         command=types.Command(title, command, arguments=[argument]),
     )
-
-
-def _check_name(index: int, check: Node) -> str:
-    value = check.value if isinstance(check.value, dict) else {}
-    return str(value.get("id") or f"checks[{index}]")
 
 
 def create_cases_action(server: AiEvalServer, state: DocumentState) -> types.CodeAction | None:
