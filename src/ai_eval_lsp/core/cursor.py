@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ai_eval_lsp.core.yamltree import Node
@@ -39,12 +40,11 @@ def locate(root: Node, line: int, column: int) -> At | None:
             else:
                 return found
         elif node.items is not None:
-            for index, item in enumerate(node.items):
-                if _inside(item, line, column):
-                    node, path, key = item, (*path, index), None
-                    found = At(path, node, key, False)
-                    break
-            else:
+            # Items are in document order: find the last that starts at or before the cursor.
+            index = bisect_right(node.items, (line, column), key=lambda item: (item.line, item.column)) - 1
+            if index < 0 or not _inside(node.items[index], line, column):
                 return found
+            node, path, key = node.items[index], (*path, index), None
+            found = At(path, node, key, False)
         else:
             return found
