@@ -157,7 +157,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
-        server.start_io()
+        server.start_stdio()
     return EXIT_CLEAN
 
 

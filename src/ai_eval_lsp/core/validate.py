@@ -26,6 +26,7 @@ from ai_eval_lsp.core.schema import (
     compile_validator,
     core_schema,
     properties_at,
+    property_schema,
 )
 from ai_eval_lsp.core.yamltree import Node
 
@@ -107,6 +108,7 @@ class SchemaValidator:
         self.engine = engine
         self._top_schema = schema
         self._validators: dict[str, Callable[[Any], list[Violation]]] = {}
+        self._annotations: dict[tuple[str, tuple[str | int, ...]], dict[str, Any]] = {}
 
     @classmethod
     def for_rubrics(cls, combined: CombinedSchema, engine: Engine = "fast") -> SchemaValidator:
@@ -158,6 +160,16 @@ class SchemaValidator:
 
             fast = jsonschema_rs.validator_for(self._top_schema)
         return lambda data: [] if fast.is_valid(data) else [_rs_violation(e) for e in fast.iter_errors(data)]
+
+    def annotations(self, kind: str, path: tuple[str | int, ...]) -> dict[str, Any]:
+        """The title, description, enum, default, ... the schema gives the field at `path` of the
+        top level or of a check of `kind`; cached, for hover and completion."""
+        key = (kind, path)
+        found = self._annotations.get(key)
+        if found is None:
+            start = self.combined.definition(kind) if kind and self.combined else self._top_schema
+            found = self._annotations[key] = property_schema(start, path, self._top_schema)
+        return found
 
     def properties(self, kind: str, path: Sequence[str | int]) -> list[str]:
         """Field names the schema declares at `path` of the top level or of a check of `kind`."""

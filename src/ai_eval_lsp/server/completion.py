@@ -9,7 +9,6 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.core.context import Context, completion_context
-from ai_eval_lsp.core.schema import property_schema
 from ai_eval_lsp.server.hover import kind_text
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import DocumentState, from_position
@@ -92,10 +91,9 @@ def key_items(server: AiEvalServer, state: DocumentState, context: Context) -> l
         ]
     else:
         names = validator.properties("", path)
-    top = validator.top_schema
     items = []
     for order, name in enumerate(n for n in names if n not in context.siblings):
-        schema = property_schema(top, (*path, name), top) if not _in_check(path) else {}
+        schema = validator.annotations("", (*path, name)) if not _in_check(path) else {}
         items.append(
             types.CompletionItem(
                 name,

@@ -8,7 +8,6 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.core.cursor import At, locate
-from ai_eval_lsp.core.schema import property_schema
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import DocumentState, from_position, to_range
@@ -36,13 +35,14 @@ def field_schema(
 ) -> dict[str, Any]:
     """The schema annotations of the field at `path`; inside a check, by that check's `kind`."""
     project = server.session.require_project()
-    validator = project.cases_validator if state.role == "cases" else project.rules.validator
-    top = validator.top_schema
-    if state.role == "rubric" and len(path) >= 3 and path[0] == "checks" and isinstance(path[1], int):
-        if isinstance(kind, str) and kind in validator.kinds:
-            return property_schema(project.registry.combined.definition(kind), path[2:], top)
-        return {}
-    return property_schema(top, path, top)
+    if state.role == "cases":
+        return project.cases_validator.annotations("", path)
+    validator = project.rules.validator
+    if len(path) >= 3 and path[0] == "checks" and isinstance(path[1], int):
+        return (
+            validator.annotations(kind, path[2:]) if isinstance(kind, str) and kind in validator.kinds else {}
+        )
+    return validator.annotations("", path)
 
 
 def check_kind(root: Node, path: tuple[str | int, ...]) -> Any:

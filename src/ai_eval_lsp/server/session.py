@@ -39,26 +39,67 @@ class DocumentState:
     root: Node | None
 
 
+class WorkspaceFiles:
+    """What the workspace's files declare: each rubric's summary and each cases file's rubric."""
+
+    def __init__(self) -> None:
+        self.index = RubricIndex()
+        self.cases_refs: dict[str, str] = {}  # relative path of a cases file -> its `rubric:`
+
+    def remember(self, project: Project, relative: str, role: Role | None, text: str) -> None:
+        if role == "rubric":
+            self.index.put(summarize(relative, parse(text, project.rules.parser).root))
+        elif role == "cases":
+            root = parse(text, project.rules.parser).root
+            ref = root.value.get("rubric") if root is not None and isinstance(root.value, dict) else None
+            if isinstance(ref, str):
+                self.cases_refs[relative] = ref
+            else:
+                self.cases_refs.pop(relative, None)
+
+    def forget(self, relative: str) -> None:
+        self.index.remove(relative)
+        self.cases_refs.pop(relative, None)
+
+
 class Session:
     def __init__(self) -> None:
         self.settings = Settings()
         self.root = Path.cwd()
         self.project: Project | None = None
-        self.index = RubricIndex()
-        self.cases_refs: dict[str, str] = {}  # relative path of a cases file -> its `rubric:`
+        self.files = WorkspaceFiles()
         self.documents: dict[str, DocumentState] = {}
+
+    @property
+    def index(self) -> RubricIndex:
+        return self.files.index
+
+    @property
+    def cases_refs(self) -> dict[str, str]:
+        return self.files.cases_refs
 
     # --- set-up ---------------------------------------------------------------------------------
 
     def load(self, root: Path, settings: Settings) -> list[str]:
-        """(Re)discover plugins, rebuild the schema and index the workspace; returns problems."""
-        self.root, self.settings = root, settings
-        self.project = Project.load(root, settings)
-        self.index = RubricIndex()
-        self.cases_refs = {}
-        for path, role in self.project.walk(root):
-            self.refresh_from_disk(path, role)
-        return self.project.registry.problems()
+        """(Re)discover plugins, rebuild the schema and index the workspace; returns problems.
+
+        Runs on a worker thread: everything is built aside and swapped in at the end, so requests
+        meanwhile see the old workspace whole, never a half-built index.
+        """
+        project = Project.load(root, settings)
+        files = WorkspaceFiles()
+        open_texts = {state.path: state.text for state in self.documents.values()}
+        for path, role in project.walk(root):
+            text = open_texts.get(path)
+            if text is None:
+                try:
+                    text, _ = decode(path.read_bytes())
+                except OSError:
+                    continue  # gone since the walk: nothing to index
+            files.remember(project, project.relative(path), role, text)
+        self.root, self.settings, self.project = root, settings, project
+        self.files = files
+        return project.registry.problems()
 
     def require_project(self) -> Project:
         if self.project is None:
@@ -91,23 +132,10 @@ class Session:
         try:
             text, _ = decode(path.read_bytes())
         except OSError:
-            self.index.remove(relative)
-            self.cases_refs.pop(relative, None)
+            self.files.forget(relative)
             return
-        role = role or self.require_project().role(path, text[:4096])
-        self._remember(relative, role, text)
-
-    def _remember(self, relative: str, role: Role | None, text: str) -> None:
         project = self.require_project()
-        if role == "rubric":
-            self.index.put(summarize(relative, parse(text, project.rules.parser).root))
-        elif role == "cases":
-            root = parse(text, project.rules.parser).root
-            ref = root.value.get("rubric") if root is not None and isinstance(root.value, dict) else None
-            if isinstance(ref, str):
-                self.cases_refs[relative] = ref
-            else:
-                self.cases_refs.pop(relative, None)
+        self.files.remember(project, relative, role or project.role(path, text[:4096]), text)
 
     # --- open documents -------------------------------------------------------------------------
 
@@ -141,7 +169,7 @@ class Session:
             self.index.put(state.analysis.summary)
             return changed
         before = self.cases_refs.get(relative)
-        self._remember(relative, state.role, state.text)
+        self.files.remember(self.require_project(), relative, state.role, state.text)
         return before != self.cases_refs.get(relative)
 
     def problems(self, state: DocumentState) -> list[Problem]:
