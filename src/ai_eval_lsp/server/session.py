@@ -46,11 +46,17 @@ class WorkspaceFiles:
         self.index = RubricIndex()
         self.cases_refs: dict[str, str] = {}  # relative path of a cases file -> its `rubric:`
 
-    def remember(self, project: Project, relative: str, role: Role | None, text: str) -> None:
-        if role == "rubric":
-            self.index.put(summarize(relative, parse(text, project.rules.parser).root))
-        elif role == "cases":
+    def remember(
+        self, project: Project, relative: str, role: Role | None, text: str, root: Node | None = None
+    ) -> None:
+        """Index a file; `root` is its tree when the caller has parsed it already."""
+        if role not in ("rubric", "cases"):
+            return
+        if root is None:
             root = parse(text, project.rules.parser).root
+        if role == "rubric":
+            self.index.put(summarize(relative, root))
+        else:
             ref = root.value.get("rubric") if root is not None and isinstance(root.value, dict) else None
             if isinstance(ref, str):
                 self.cases_refs[relative] = ref
@@ -169,7 +175,7 @@ class Session:
             self.index.put(state.analysis.summary)
             return changed
         before = self.cases_refs.get(relative)
-        self.files.remember(self.require_project(), relative, state.role, state.text)
+        self.files.remember(self.require_project(), relative, state.role, state.text, state.root)
         return before != self.cases_refs.get(relative)
 
     def problems(self, state: DocumentState) -> list[Problem]:
