@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from contract import CURSOR_RUBRIC
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from ai_eval_lsp.core import context
 from ai_eval_lsp.core.context import completion_context
 
 ZERO_INDENT = """id: x
@@ -65,3 +71,29 @@ def test_cursor_table(
 
 def test_a_cursor_past_the_end_has_no_context() -> None:
     assert completion_context("id: x\n", 5, 0) is None
+
+
+# What completion reads before the cursor, as two regular expressions say it; the context scans
+# the line instead, in linear time (these backtrack quadratically on long hyphenated words).
+VALUE_BEFORE = re.compile(r"(?:^|[\s{,\-])([A-Za-z_][\w-]*):\s*([^\s,{}\[\]]*)$")
+KEY_BEFORE = re.compile(r"(?:^\s*(?:-\s+)*|[{,]\s*)([A-Za-z_][\w-]*)?$")
+
+
+@given(st.text(alphabet="ab_1-: ,{}[]\té", max_size=14))
+@example("kind:")
+@example("  - foo")
+@example("x - foo")
+@example("a-b-c: x")
+def test_the_line_is_read_as_the_reference_expressions_read_it(before: str) -> None:
+    value = VALUE_BEFORE.search(before)
+    assert context._value_before(before) == (value.group(2) if value else None)
+    if value is None:
+        key = KEY_BEFORE.search(before)
+        assert context._key_before(before) == ((key.group(1) or "") if key else None)
+
+
+@pytest.mark.parametrize("line", ["a-" * 30_000 + "a", "  - kind: " + "x-" * 500_000])
+def test_a_very_long_line_is_read_in_time(line: str) -> None:
+    started = time.perf_counter()
+    completion_context(f"id: x\nchecks:\n{line}\n", 2, len(line))
+    assert time.perf_counter() - started < 5  # quadratic, it took minutes

@@ -15,14 +15,9 @@ WORKSPACE_FILES = sorted((FIXTURES / "workspaces").rglob("*.yaml"))
 
 
 def found_problems(project: Project, path: Path) -> list[tuple[Expected, str]]:
-    if path.name.endswith(".cases.yaml"):
-        problems = project.check_cases(path.read_bytes(), project.index({}))
-    else:
-        analysis = project.analyse(path, path.read_bytes())
-        index = project.index({path: analysis}) if "workspaces" in path.parts else None
-        problems = (
-            analysis.problems_in(index) if index else sorted(analysis.problems, key=lambda p: p.sort_key())
-        )
+    analysis = project.analyse(path, path.read_bytes(), project.role(path) or "rubric")
+    index = project.index({path: analysis}).rubrics if "workspaces" in path.parts else None
+    problems = analysis.problems_in(index)
     return [
         (
             Expected(

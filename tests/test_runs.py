@@ -19,7 +19,7 @@ from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, wilson_interval
 from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import RunCancelled, RunOptions, run_cases
+from ai_eval_lsp.runs import Cancellation, RunCancelled, RunOptions, run_cases
 from ai_eval_lsp.settings import Settings
 
 RUBRIC = """id: support_tone
@@ -210,11 +210,34 @@ def test_a_run_killed_midway_leaves_no_row(workspace: Path) -> None:
 
 def test_a_cancelled_run_stores_nothing(workspace: Path) -> None:
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
-    cancelled = threading.Event()
-    cancelled.set()
+    cancellation = Cancellation()
+    assert cancellation.cancel()
     with pytest.raises(RunCancelled):
-        run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancelled=cancelled))
+        run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancellation=cancellation))
     assert not (workspace / ".ai_eval" / "results.sqlite").exists()
+
+
+def test_a_cancel_that_comes_once_the_row_is_written_is_refused(workspace: Path) -> None:
+    """Cancelled inside the store's transaction, just before it commits: nothing is stored; a
+    cancel after the commit is refused, and the row stays."""
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    database = workspace / ".ai_eval" / "results.sqlite"
+
+    class CancelledWhileWriting(Cancellation):
+        def store(self) -> bool:
+            self.cancel()
+            return super().store()
+
+    with pytest.raises(RunCancelled):
+        run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancellation=CancelledWhileWriting()))
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (0,)
+        assert connection.execute("SELECT count(*) FROM ai_eval_run").fetchone() == (0,)
+    late = Cancellation()
+    result = run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancellation=late))
+    assert not late.cancel()
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT id FROM ai_eval_result").fetchall() == [(result.row["id"],)]
 
 
 # --- subscribers, the envelope, the regression notice --------------------------------------------

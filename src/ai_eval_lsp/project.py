@@ -1,32 +1,35 @@
-"""A workspace on disk: its settings, plugins, files and rubric index. Shared by the CLI and server."""
+"""A project on disk: its root, settings, plugins and rules, and the summaries of its files.
+Shared by the CLI (one per root) and the language server (one per workspace folder)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from ai_eval_lsp.core.analysis import Analysis, Rules, analyse_cases, analyse_rubric
-from ai_eval_lsp.core.problems import Problem
+from ai_eval_lsp.core.analysis import Analysis, Rules, analyse
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
-from ai_eval_lsp.core.workspace import Role, RubricIndex, classify, summarize
+from ai_eval_lsp.core.workspace import (
+    Role,
+    Summary,
+    WorkspaceIndex,
+    classify,
+    summarize,
+    summarize_cases,
+)
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
+from ai_eval_lsp.files import Found, read_head, walk
 from ai_eval_lsp.plugins import Registry, discover
 from ai_eval_lsp.settings import Settings
 
-_SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
-_HEAD_BYTES = 4096
 
-
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Project:
     root: Path
     settings: Settings
     registry: Registry
     rules: Rules
-    cases_validator: SchemaValidator
-    setting_problems: list[str] = field(default_factory=list)
+    setting_problems: tuple[str, ...] = ()
 
     @classmethod
     def load(
@@ -36,68 +39,66 @@ class Project:
         parser: Parser = "fast",
         engine: Engine = "fast",
     ) -> Project:
+        """The project of a root, with the settings given or those of its own files."""
         problems: list[str] = []
         if settings is None:
-            settings, problems = Settings.from_pyproject(root)
+            settings, problems = Settings.for_root(root)
         fragments = [root / fragment for fragment in settings.schema_fragments]
         registry = discover(fragments)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
-        rules = Rules(validator, registry.dispatch, parser)
-        return cls(root, settings, registry, rules, SchemaValidator.for_cases(engine), problems)
+        rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
+        return cls(root.resolve(), settings, registry, rules, tuple(problems))
 
     def relative(self, path: Path) -> str:
+        """A path as the project names it: relative to the root, else absolute."""
         try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
+            return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
-            return path.as_posix()
+            return path.resolve().as_posix()
+
+    def inside(self, path: Path) -> bool:
+        return path.resolve().is_relative_to(self.root)
 
     def role(self, path: Path, head: str | None = None) -> Role | None:
         if head is None:
-            head = _head(path)
-        return classify(self.relative(path), head, self.settings.rubric_globs, self.settings.cases_globs)
+            head = read_head(path)
+        settings = self.settings
+        return classify(self.relative(path), head, settings.rubric_globs, settings.cases_globs)
 
-    def walk(self, folder: Path) -> Iterator[tuple[Path, Role]]:
-        """The rubric and cases files under a folder, in a stable order; hidden folders are skipped."""
-        for current, folders, files in os.walk(folder):
-            folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED_FOLDERS)
-            for name in sorted(files):
-                path = Path(current, name)
-                role = self.role(path)
-                if role is not None:
-                    yield path, role
+    def walk(self, below: Path | None = None) -> Iterator[Found]:
+        """The rubric and cases files under the root (or a folder below it), name first."""
+        settings = self.settings
+        return walk(self.root, settings.rubric_globs, settings.cases_globs, below)
 
-    def analyse(self, path: Path, data: bytes) -> Analysis:
+    def analyse(self, path: Path, data: bytes, role: Role = "rubric") -> Analysis:
         text, problems = decode(data)
-        return analyse_rubric(self.relative(path), text, self.rules, problems)
+        return analyse(role, self.relative(path), text, self.rules, problems)
 
-    def inside(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root.resolve())
+    def summarize(self, found: Found, text: str) -> Summary:
+        """What other files need to know of one file, from its text."""
+        root = parse(text, self.rules.parser).root
+        if found.role == "cases":
+            return summarize_cases(found.relative, root, text)
+        return summarize(found.relative, root, text)
 
-    def index(self, analyses: dict[Path, Analysis]) -> RubricIndex:
-        """Every rubric under the root: the analyses given, the other files read here.
+    def summaries(self, found: Iterable[Found]) -> Iterator[Summary]:
+        """The summary of each file found, read from disk; a file that cannot be read is skipped
+        (it is not there to resolve to)."""
+        for each in found:
+            try:
+                text, _ = decode(each.path.read_bytes())
+            except OSError:
+                continue
+            yield self.summarize(each, text)
+
+    def index(self, analyses: Mapping[Path, Analysis], roles: Iterable[Role] = ("rubric",)) -> WorkspaceIndex:
+        """The files under the root of the roles asked for: the analyses given, others read here.
 
         Composite references resolve only inside the workspace, so a file checked from outside
         the root is checked but is no rubric to resolve to.
         """
-        index = RubricIndex(analysis.summary for path, analysis in analyses.items() if self.inside(path))
-        for path, role in self.walk(self.root):
-            if role == "rubric" and path not in analyses:
-                try:
-                    text, _ = decode(path.read_bytes())
-                except OSError:
-                    continue  # unreadable files outside the request are simply not rubrics to resolve
-                index.put(summarize(self.relative(path), parse(text, self.rules.parser).root))
-        return index
-
-    def check_cases(self, data: bytes, index: RubricIndex) -> list[Problem]:
-        text, problems = decode(data)
-        found = problems + analyse_cases(text, self.cases_validator, index, self.rules.parser)
-        return sorted(found, key=Problem.sort_key)
-
-
-def _head(path: Path) -> str:
-    try:
-        with path.open("rb") as file:
-            return file.read(_HEAD_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
+        wanted = set(roles)
+        given = [a.summary for path, a in analyses.items() if a.role in wanted and self.inside(path)]
+        paths = {summary.path for summary in given}
+        others = (f for f in self.walk() if f.role in wanted and f.relative not in paths)
+        return WorkspaceIndex.of([*given, *self.summaries(others)])

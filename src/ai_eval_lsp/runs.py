@@ -38,6 +38,33 @@ class RunCancelled(Exception):
     """The run was cancelled: no row is stored and nobody is told."""
 
 
+class Cancellation:
+    """Whether a run is cancelled or stored, decided once: whichever is asked first wins, so a
+    cancel that comes too late is refused rather than leaving a stored row behind."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._decided: str | None = None
+
+    def cancel(self) -> bool:
+        """Cancel the run; False when its row is already stored."""
+        with self._lock:
+            if self._decided is None:
+                self._decided = "cancelled"
+            return self._decided == "cancelled"
+
+    @property
+    def cancelled(self) -> bool:
+        return self._decided == "cancelled"
+
+    def store(self) -> bool:
+        """Whether the row may be stored now; after this, the run can no longer be cancelled."""
+        with self._lock:
+            if self._decided is None:
+                self._decided = "stored"
+            return self._decided == "stored"
+
+
 @dataclass(frozen=True, slots=True)
 class RunContext:
     """What a subscriber may take as its second argument: where and how the run happened."""
@@ -129,7 +156,7 @@ class RunOptions:
     source: str = "cli"
     database: Path | None = None
     progress: Callable[[int, int], None] | None = None
-    cancelled: threading.Event | None = None
+    cancellation: Cancellation | None = None
     read: Reader = read_disk
     index: RubricIndex | None = None
     """The rubrics to resolve against; by default every rubric under the project's root."""
@@ -152,18 +179,17 @@ def run(
 ) -> RunResult:
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
     started, clock = time.time(), time.perf_counter()
-    library = RubricLibrary(project, options.index or project.index({}), options.read)
+    library = RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
     evaluator = make_evaluator(project, library)
     results: list[CaseResult] = []
     seen: set[str] = set()
+    cancellation = options.cancellation or Cancellation()
     for number, case in enumerate(cases):
-        if options.cancelled is not None and options.cancelled.is_set():
+        if cancellation.cancelled:
             raise RunCancelled
         results.append(_run_case(evaluator, library, ref, number, case, seen))
         if options.progress is not None:
             options.progress(number + 1, len(cases))
-    if options.cancelled is not None and options.cancelled.is_set():
-        raise RunCancelled
     config = {
         "cases_file": project.relative(cases_path),
         "rubrics": sorted(
@@ -178,7 +204,9 @@ def run(
     }
     row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
     store = ResultStore(options.database or project.root / project.settings.results_database)
-    stored = store.insert(row, started)
+    stored = store.insert(row, started, cancellation.store)
+    if stored is None:
+        raise RunCancelled
     result = RunResult(stored, results, _regression(store, stored))
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)

@@ -1,12 +1,17 @@
-"""The `aiEval` settings, fully defaulted; read from an editor or from `[tool.ai-eval]`."""
+"""The `aiEval` settings, fully defaulted; from an editor, `ai-eval.toml` or `[tool.ai-eval]`."""
 
 from __future__ import annotations
 
+import difflib
+import shlex
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+CLIENT_SETTINGS = frozenset({"interpreter", "trace", "trace.server"})
+"""Keys of the `aiEval` section that only the VS Code client reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,44 +24,72 @@ class Settings:
     results_database: str = ".ai_eval/results.sqlite"
     export_envelope_on_complete: bool = False
     run_timeout_seconds: float = 10.0
+    drupal_root: str = ""
+    """The Drupal codebase's root, relative to the workspace folder; empty: found on its own."""
+    php_command: tuple[str, ...] = field(default=("php",), metadata={"command": True})
+    """How to start PHP 8.1+: `php`, or a wrapper such as `ddev exec php`."""
+    php_run: bool = True
+    """Whether PHP executors may run at all (off in a workspace the editor does not trust)."""
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:
-        """Settings from camelCase keys; a wrong key or type is reported and its default kept."""
+        """Settings from camelCase keys, nested (`{php: {run: false}}`, as editors send dotted
+        settings) or dotted (`"php.run"`); a wrong key or type is reported and its default kept."""
         problems: list[str] = []
-        known = {_camel(f.name): f for f in fields(cls)}
+        known = {_setting_name(f.name): f for f in fields(cls)}
         values: dict[str, Any] = {}
-        for key, value in raw.items():
-            field = known.get(key)
-            if field is None:
-                problems.append(
-                    f"unknown setting `{key}`; the settings are {', '.join(f'`{k}`' for k in known)}"
-                )
+        for key, value in _flatten(raw):
+            if key in CLIENT_SETTINGS:
                 continue
-            default = getattr(cls(), field.name)
-            converted = _convert(value, default)
+            setting = known.get(key)
+            if setting is None:
+                close = difflib.get_close_matches(key, list(known), n=1)
+                hint = (
+                    f"did you mean `{close[0]}`?"
+                    if close
+                    else f"the settings are {', '.join(f'`{k}`' for k in known)}"
+                )
+                problems.append(f"unknown setting `{key}`; {hint}")
+                continue
+            converted = _convert(value, setting)
             if converted is None:
                 problems.append(
-                    f"setting `{key}` must be {_describe(default)}, not {value!r}; using the default"
+                    f"setting `{key}` must be {_describe(setting)}, not {value!r}; using the default"
                 )
                 continue
-            values[field.name] = converted
+            values[setting.name] = converted
         return replace(cls(), **values), problems
 
     @classmethod
-    def from_pyproject(cls, root: Path) -> tuple[Settings, list[str]]:
-        """The `[tool.ai-eval]` table of `root/pyproject.toml`, so CI sees what the editor sees."""
-        path = root / "pyproject.toml"
-        if not path.is_file():
-            return cls(), []
+    def for_root(cls, root: Path) -> tuple[Settings, list[str]]:
+        """The settings of a project root, so CI sees what the editor sees: `ai-eval.toml` (for
+        projects that are not Python), else the `[tool.ai-eval]` table of `pyproject.toml`."""
+        own = root / "ai-eval.toml"
+        if own.is_file():
+            return cls._from_toml(own, lambda data: data)
+        pyproject = root / "pyproject.toml"
+        if pyproject.is_file():
+            return cls._from_toml(pyproject, lambda data: data.get("tool", {}).get("ai-eval", {}))
+        return cls(), []
+
+    @classmethod
+    def _from_toml(cls, path: Path, table_of: Any) -> tuple[Settings, list[str]]:
         try:
-            table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("ai-eval", {})
+            table = table_of(tomllib.loads(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             return cls(), [f"{path}: cannot be read: {err}"]
         if not isinstance(table, dict):
-            return cls(), [f"{path}: `[tool.ai-eval]` must be a table"]
+            return cls(), [f"{path}: the ai-eval settings must be a table"]
         settings, problems = cls.from_mapping(table)
         return settings, [f"{path}: {problem}" for problem in problems]
+
+
+def _setting_name(field_name: str) -> str:
+    """`php_run` is `php.run`, `run_timeout_seconds` is `runTimeoutSeconds`."""
+    group, _, rest = field_name.partition("_")
+    if group in ("drupal", "php"):
+        return f"{group}.{_camel(rest)}"
+    return _camel(field_name)
 
 
 def _camel(name: str) -> str:
@@ -64,7 +97,23 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def _convert(value: Any, default: Any) -> Any:
+def _flatten(raw: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    for key, value in raw.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and name in ("drupal", "php", "trace"):
+            found.extend(_flatten(value, name + "."))
+        else:
+            found.append((name, value))
+    return found
+
+
+def _convert(value: Any, setting: Field[Any]) -> Any:
+    default = setting.default
+    if setting.metadata.get("command"):
+        command = shlex.split(value) if isinstance(value, str) else value
+        ok = isinstance(command, list) and command and all(isinstance(item, str) for item in command)
+        return tuple(command) if ok else None
     if isinstance(default, bool):
         return value if isinstance(value, bool) else None
     if isinstance(default, float):
@@ -76,7 +125,10 @@ def _convert(value: Any, default: Any) -> Any:
     return value if isinstance(value, str) else None
 
 
-def _describe(default: Any) -> str:
+def _describe(setting: Field[Any]) -> str:
+    default = setting.default
+    if setting.metadata.get("command"):
+        return "a command, as a string or a list of strings"
     if isinstance(default, bool):
         return "true or false"
     if isinstance(default, float):

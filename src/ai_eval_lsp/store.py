@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,11 @@ class ResultStore:
         connection.executescript(_SCHEMA)
         return connection
 
-    def insert(self, row: dict[str, Any], started: float) -> dict[str, Any]:
-        """Store a row, assigning `id`, `run_id` and `timestamp`; returns the row as stored.
+    def insert(
+        self, row: dict[str, Any], started: float, may_commit: Callable[[], bool] = lambda: True
+    ) -> dict[str, Any] | None:
+        """Store a row, assigning `id`, `run_id` and `timestamp`; returns the row as stored, or
+        None when `may_commit`, asked last, inside the transaction, says no (a cancelled run).
 
         The run and its row are one transaction: a crash leaves neither, and concurrent runs
         queue on the write lock instead of losing a row.
@@ -82,6 +86,9 @@ class ResultStore:
                 f"INSERT INTO ai_eval_result ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                 [stored[name] for name in columns],
             ).lastrowid
+            if not may_commit():
+                connection.execute("ROLLBACK")
+                return None
             connection.execute("COMMIT")
         except BaseException:
             if connection.in_transaction:

@@ -14,6 +14,7 @@ from ai_eval_lsp.cli.report import FORMATS, FileProblem, format_run, render, run
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.files import project_root
 from ai_eval_lsp.project import Project
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -27,15 +28,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "serve":
         return _serve(args)
-    root = Path(args.root)
-    if not root.is_dir():
-        print(f"error: --root {root} is not a folder", file=sys.stderr)
+    if args.root is not None and not Path(args.root).is_dir():
+        print(f"error: --root {args.root} is not a folder", file=sys.stderr)
         return EXIT_USAGE
-    project = Project.load(root)
-    for problem in project.setting_problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    result: int = args.run(project, args)
+    result: int = args.run(Projects(Path(args.root) if args.root else None), args)
     return result
+
+
+class Projects:
+    """The project of each path a command is given: `--root`, else the path's own project root
+    (SPEC section 5). Each is loaded once, and its setting problems are printed once."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.loaded: dict[Path, Project] = {}
+
+    def of(self, path: Path) -> Project:
+        root = (self.root or project_root(path)).resolve()
+        if root not in self.loaded:
+            project = Project.load(root)
+            for problem in project.setting_problems:
+                print(f"warning: {problem}", file=sys.stderr)
+            self.loaded[root] = project
+        return self.loaded[root]
+
+    def here(self) -> Project:
+        """The project of the current folder, for commands that name no path (never walked)."""
+        return self.of(Path.cwd())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,11 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     root_help = (
-        "the workspace folder: settings come from its pyproject.toml [tool.ai-eval], and "
-        "composite checks resolve to the rubrics under it (default: the current folder); "
-        "PATH arguments stay relative to the current folder"
+        "the project folder: settings come from its ai-eval.toml or pyproject.toml [tool.ai-eval], "
+        "and composite checks resolve to the rubrics under it (default: for each PATH, the nearest "
+        "folder above it holding ai-eval.toml, pyproject.toml with [tool.ai-eval], composer.json or "
+        ".git, else the PATH's own folder); PATH arguments stay relative to the current folder"
     )
-    parser.add_argument("--root", default=".", help=root_help)
+    parser.add_argument("--root", default=None, help=root_help)
     # --root is accepted after the command too: `ai-eval-lsp check --root ws ws`.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", default=argparse.SUPPRESS, help=root_help)
@@ -95,47 +115,42 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check(project: Project, args: argparse.Namespace) -> int:
-    targets: list[tuple[Path, Role]] = []
+def _check(projects: Projects, args: argparse.Namespace) -> int:
+    targets: dict[Path, list[tuple[Path, Role]]] = {}  # by project root, in the order given
     for name in args.paths:
         path = Path(name)
-        if path.is_dir():
-            walked = list(project.walk(path))
-            if not walked:
-                print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
-            targets.extend(walked)
-        elif path.is_file():
-            # A file named on the command line is always checked, as a rubric unless it is a cases file.
-            targets.append((path, project.role(path) or "rubric"))
-        else:
+        if not path.exists():
             print(f"error: {name}: no such file or folder", file=sys.stderr)
             return EXIT_USAGE
-    for problem in project.registry.problems():
-        print(f"warning: {problem}", file=sys.stderr)
+        project = projects.of(path)
+        if path.is_dir():
+            walked = [(found.path, found.role) for found in project.walk(path)]
+            if not walked:
+                print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
+        else:
+            # A file named on the command line is always checked, as a rubric unless it is a cases file.
+            walked = [(path, project.role(path) or "rubric")]
+        targets.setdefault(project.root, []).extend(walked)
 
-    contents: dict[Path, bytes] = {}
-    for path, _ in targets:
-        try:
-            contents[path] = path.read_bytes()
-        except OSError as err:
-            print(f"error: {path}: cannot be read: {err.strerror}", file=sys.stderr)
-            return EXIT_USAGE
-
-    analyses: dict[Path, Analysis] = {
-        path: project.analyse(path, contents[path]) for path, role in targets if role == "rubric"
-    }
-    index = project.index(analyses)
     found: list[FileProblem] = []
-    for path, role in targets:
-        shown = path.as_posix()
-        problems = (
-            analyses[path].problems_in(index)
-            if role == "rubric"
-            else project.check_cases(contents[path], index)
-        )
-        found.extend(FileProblem(shown, problem) for problem in problems)
+    checked = 0
+    for root, files in targets.items():
+        project = projects.loaded[root]
+        for problem in project.registry.problems():
+            print(f"warning: {problem}", file=sys.stderr)
+        analyses: dict[Path, Analysis] = {}
+        for path, role in files:
+            try:
+                analyses[path] = project.analyse(path, path.read_bytes(), role)
+            except OSError as err:
+                print(f"error: {path}: cannot be read: {err.strerror}", file=sys.stderr)
+                return EXIT_USAGE
+        rubrics = project.index(analyses).rubrics
+        for path, _ in files:
+            found.extend(FileProblem(path.as_posix(), p) for p in analyses[path].problems_in(rubrics))
+        checked += len(files)
 
-    output = render(found, args.format, len(targets))
+    output = render(found, args.format, checked)
     if output:
         print(output)
     return EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
@@ -161,13 +176,14 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _run(project: Project, args: argparse.Namespace) -> int:
+def _run(projects: Projects, args: argparse.Namespace) -> int:
     from ai_eval_lsp.runs import RunError, RunOptions, run_cases
 
-    for problem in project.registry.problems():
-        print(f"warning: {problem}", file=sys.stderr)
     results = []
     for name in args.paths:
+        project = projects.of(Path(name))
+        for problem in project.registry.problems():
+            print(f"warning: {problem}", file=sys.stderr)
         try:
             options = RunOptions("cli", Path(args.db) if args.db else None, _progress(name))
             result = run_cases(project, Path(name), options)
@@ -196,7 +212,8 @@ def _progress(name: str) -> Callable[[int, int], None]:
     return report
 
 
-def _schema(project: Project, args: argparse.Namespace) -> int:
+def _schema(projects: Projects, args: argparse.Namespace) -> int:
+    project = projects.here()
     for problem in project.registry.problems():
         print(f"warning: {problem}", file=sys.stderr)
     text = json.dumps(project.registry.combined.schema, indent=2, ensure_ascii=False) + "\n"
@@ -211,8 +228,8 @@ def _schema(project: Project, args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _plugins(project: Project, args: argparse.Namespace) -> int:
-    registry = project.registry
+def _plugins(projects: Projects, args: argparse.Namespace) -> int:
+    registry = projects.here().registry
     rows = [
         {
             "name": plugin.name,

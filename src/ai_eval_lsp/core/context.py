@@ -9,15 +9,16 @@ in the tree is the context; its siblings say what is already written.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.yamltree import Node, parse
 
 PLACEHOLDER = "ai_eval_cursor_placeholder"
-_VALUE = re.compile(r"(?:^|[\s{,\-])([A-Za-z_][\w-]*):\s*([^\s,{}\[\]]*)$")
-_KEY = re.compile(r"(?:^\s*(?:-\s+)*|[{,]\s*)([A-Za-z_][\w-]*)?$")
+WHOLE_TEXT_LIMIT = 256 * 1024
+"""Past this size the whole text is not parsed when the excerpt fails: completion stays quick."""
+_VALUE_END = frozenset(",{}[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,34 +36,32 @@ class Context:
     """The other keys of the mapping the cursor is in, with their values."""
 
 
-def completion_context(text: str, line: int, column: int) -> Context | None:
-    lines = text.split("\n")
-    if line >= len(lines):
+def completion_context(text: str | LineIndex, line: int, column: int) -> Context | None:
+    index = text if isinstance(text, LineIndex) else LineIndex(text)
+    if line >= index.line_count:
         return None
-    current = lines[line]
+    current = index.line(line)
     before, after = current[:column], current[column:]
-    tail = re.match(r"[\w-]*", after)
-    rest = after[tail.end() if tail else 0 :]
-    value = _VALUE.search(before)
-    key = _KEY.search(before)
+    rest = after[_word_end(after, 0) :]
+    value = _value_before(before)
     if value is not None:
-        partial = value.group(2)
+        partial = value
         edited = before[: len(before) - len(partial)] + PLACEHOLDER + rest
         is_value = True
-    elif key is not None:
-        partial = key.group(1) or ""
+    else:
+        key = _key_before(before)
+        if key is None:
+            return None
+        partial = key
         prefix = before[: len(before) - len(partial)]
         block_key = prefix.strip() == "" or prefix.rstrip().endswith("-")
         # A block key's own value, after the cursor, is not part of the context.
         edited = prefix + f"{PLACEHOLDER}: 0" + ("" if block_key else rest)
         is_value = False
-    else:
-        return None
-    candidates = (
-        _excerpt(lines, line, edited),
-        [*lines[:line], edited, *lines[line + 1 :]],
-        [*lines[:line], edited],
-    )
+    lines = [index.line(number) for number in range(index.line_count)] if _whole(index) else None
+    candidates = [_excerpt(index, line, edited)]
+    if lines is not None:
+        candidates += [[*lines[:line], edited, *lines[line + 1 :]], [*lines[:line], edited]]
     for candidate in candidates:
         root = parse("\n".join(candidate), fallback=False).root
         found = _find(root, (), is_value) if root is not None else None
@@ -75,6 +74,77 @@ def completion_context(text: str, line: int, column: int) -> Context | None:
             }
             return Context(path, is_value, partial, siblings)
     return None
+
+
+def _whole(index: LineIndex) -> bool:
+    return len(index.text) <= WHOLE_TEXT_LIMIT
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char in "_-"
+
+
+def _word_end(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and _is_word(text[end]):
+        end += 1
+    return end
+
+
+def _word_start(text: str, end: int) -> int:
+    start = end
+    while start > 0 and _is_word(text[start - 1]):
+        start -= 1
+    return start
+
+
+def _is_name_head(char: str) -> bool:
+    return char.isascii() and (char.isalpha() or char == "_")
+
+
+def _name_ending_at(text: str, end: int) -> bool:
+    """Whether a field name (`[A-Za-z_][\\w-]*`) ends at `end`, starting after a space, `{`, `,`,
+    `-` or the line's start (as `name: value` may be written)."""
+    start = _word_start(text, end)
+    for position in range(start, end):
+        previous = text[position - 1] if position else " "
+        at_word_start = position == start and (previous.isspace() or previous in "{,")
+        if _is_name_head(text[position]) and (at_word_start or (position > start and previous == "-")):
+            return True
+    return False
+
+
+def _value_before(before: str) -> str | None:
+    """The value typed so far when the cursor follows `name:`, else None. Linear in the line:
+    a regular expression here backtracked quadratically on long hyphenated words."""
+    start = len(before)
+    while start > 0 and not (before[start - 1].isspace() or before[start - 1] in _VALUE_END):
+        start -= 1
+    colon = start
+    while colon > 0 and before[colon - 1].isspace():
+        colon -= 1
+    if colon > 0 and before[colon - 1] == ":" and _name_ending_at(before, colon - 1):
+        return before[start:]
+    colon = before.find(":", start)
+    while colon != -1:  # `name:value`, with no space: the first colon after a name
+        if _name_ending_at(before, colon):
+            return before[colon + 1 :]
+        colon = before.find(":", colon + 1)
+    return None
+
+
+def _key_before(before: str) -> str | None:
+    """The key typed so far when the cursor is where a key goes, else None."""
+    start = _word_start(before, len(before))
+    name = before[start:]
+    if name and not _is_name_head(name[0]):
+        return None  # no field name: it starts with a digit or a `-`
+    prefix = before[:start].rstrip()
+    if prefix == "" or prefix.endswith(("{", ",")):
+        return name
+    while prefix.endswith("-") and (len(prefix) == 1 or prefix[-2].isspace()):
+        prefix = prefix[:-1].rstrip()
+    return name if prefix == "" else None
 
 
 def _find(
@@ -111,7 +181,7 @@ def _columns(text: str) -> tuple[int, int] | None:
     return indent, content
 
 
-def _excerpt(lines: list[str], line: int, edited: str) -> list[str]:
+def _excerpt(index: LineIndex, line: int, edited: str) -> list[str]:
     """The edited line, the lines of its block around it, and the ancestors of that block."""
     indent, target = _columns(edited) or (0, 0)
     above: list[str] = []
@@ -120,13 +190,13 @@ def _excerpt(lines: list[str], line: int, edited: str) -> list[str]:
     # starts it if it is a list item.
     node: tuple[int, bool] | None = None  # (column, is a `- ` item) of the block's first line
     while number >= 0 and node is None:
-        found = _columns(lines[number])
+        found = _columns(index.line(number))
         if found is not None:
             line_indent, content = found
             if content > target or (content == target and line_indent == content):
-                above.append(lines[number])
+                above.append(index.line(number))
             elif content == target:
-                above.append(lines[number])
+                above.append(index.line(number))
                 node = (line_indent, True)
             else:
                 number += 1  # this line is the block's parent: leave it to the next loop
@@ -135,17 +205,18 @@ def _excerpt(lines: list[str], line: int, edited: str) -> list[str]:
     # Its ancestors: each the nearest line above that holds the one below it.
     ancestors: list[str] = []
     while number >= 0 and node is not None and (node[0] > 0 or node[1]):
-        found = _columns(lines[number])
+        found = _columns(index.line(number))
         if found is not None:
             line_indent, content = found
             column, is_item = node
             holds = content < column or (is_item and line_indent == column and line_indent == content)
             if holds:
-                ancestors.append(lines[number])
+                ancestors.append(index.line(number))
                 node = (line_indent, line_indent < content)
         number -= 1
     below = []
-    for text in lines[line + 1 :]:
+    for number in range(line + 1, index.line_count):
+        text = index.line(number)
         found = _columns(text)
         if found is None:
             continue

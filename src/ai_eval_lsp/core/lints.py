@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -9,13 +10,15 @@ import regex
 
 from ai_eval_lsp.api import Services
 from ai_eval_lsp.core.problems import Problem, Related, Span
-from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary, check_name
+from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
 Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
 """Who runs a check: (runner, None), (None, None) when nobody does, or (None, why it failed)."""
 
 MAX_COMPOSITE_HOPS = 3
+_LISTED_IDS = 12
+"""Up to this many rubrics, an unresolved reference lists them all; past it, the closest."""
 
 _FLAGS = {
     "i": regex.IGNORECASE,
@@ -220,8 +223,12 @@ def _unresolved_reason(ref: str, index: RubricIndex) -> str:
     if version and index.with_id(rubric_id):
         versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
         return f"there is no version {version} of `{rubric_id}` in the workspace (it has {versions})"
-    known = sorted({s.id for s in index.by_path.values() if s.id})
-    listing = f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
+    known = index.ids
+    if len(known) <= _LISTED_IDS:
+        listing = f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
+    else:
+        close = difflib.get_close_matches(rubric_id, known, n=3)
+        listing = f"; did you mean {' or '.join(f'`{k}`' for k in close)}?" if close else ""
     return f"there is no rubric `{rubric_id}` in the workspace{listing}"
 
 
@@ -242,53 +249,55 @@ def _first_bad_chain(
     return None
 
 
-def lint_cases(root: Node, index: RubricIndex) -> list[Problem]:
-    """A cases file's own rules and those against the workspace: unique case ids, a rubric that
-    exists, and questions that hold what its `target_match` checks (composites included) read."""
+def lint_cases(summary: CasesSummary) -> list[Problem]:
+    """A cases file's own rules: unique case ids."""
     problems: list[Problem] = []
-    sources: list[tuple[str, str, str]] = []
-    entry = root.get("rubric")
-    if entry is not None and isinstance(entry.value.value, str):
-        ref = entry.value.value
-        rubric = index.resolve(ref)
-        if rubric is None:
-            reason = _unresolved_reason(ref, index)
-            problems.append(
-                Problem("unresolved-rubric", f"rubric `{ref}`: {reason}", entry.value.span, {"ref": ref})
-            )
-        else:
-            sources = _sources(rubric, index)
-    cases = root.at(("cases",))
-    seen: dict[str, Node] = {}
-    for number, case in enumerate(cases.items or [] if cases else []):
-        if case.entries is None:
+    seen: dict[str, Span] = {}
+    for case in summary.cases:
+        if case.id_span is None:
             continue
-        id_entry = case.get("id")
-        if id_entry is not None and isinstance(id_entry.value.value, str):
-            first = seen.setdefault(id_entry.value.value, id_entry.value)
-            if first is not id_entry.value:
-                problems.append(
-                    Problem(
-                        "duplicate-id",
-                        f"the case id `{id_entry.value.value}` is already used at line {first.span.start.line + 1}; "
-                        "case ids must be unique in a cases file",
-                        id_entry.value.span,
-                    )
+        first = seen.setdefault(case.label, case.id_span)
+        if first != case.id_span:
+            problems.append(
+                Problem(
+                    "duplicate-id",
+                    f"the case id `{case.label}` is already used at line {first.start.line + 1}; "
+                    "case ids must be unique in a cases file",
+                    case.id_span,
                 )
-        question = case.get("question")
-        data = question.value.value if question is not None else {}
-        if not isinstance(data, dict):
+            )
+    return problems
+
+
+def lint_cases_workspace(summary: CasesSummary, index: RubricIndex) -> list[Problem]:
+    """A cases file against the workspace: a rubric that exists, and questions that hold what
+    its `target_match` checks (composites included) read."""
+    if summary.rubric is None or summary.rubric_span is None:
+        return []
+    rubric = index.resolve(summary.rubric)
+    if rubric is None:
+        reason = _unresolved_reason(summary.rubric, index)
+        return [
+            Problem(
+                "unresolved-rubric",
+                f"rubric `{summary.rubric}`: {reason}",
+                summary.rubric_span,
+                {"ref": summary.rubric},
+            )
+        ]
+    problems: list[Problem] = []
+    sources = _sources(rubric, index)
+    for case in summary.cases:
+        if not isinstance(case.question, Mapping):
             continue  # the schema reports it
         for owner, label, path in sources:
-            if Services.resolve(path, data) is None:
-                where = question.value.span if question is not None else case.head()
-                name = case.value.get("id") or f"cases[{number}]"
+            if Services.resolve(path, case.question) is None:
                 problems.append(
                     Problem(
                         "unresolved-source",
-                        f"case `{name}`: the question has no string or list of strings at `{path}`, which "
+                        f"case `{case.label}`: the question has no string or list of strings at `{path}`, which "
                         f"target_match check `{label}` of `{owner}` reads",
-                        where,
+                        case.question_span or case.head,
                         {"path": path},
                     )
                 )

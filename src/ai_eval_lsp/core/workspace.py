@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Span
+from ai_eval_lsp.core.text import split_lines
 from ai_eval_lsp.core.yamltree import Node
 
 Role = Literal["rubric", "cases"]
 
+_CASES_NAME = re.compile(r"\.cases\.ya?ml\Z")
+_RUBRIC_NAME = re.compile(r"\.rubric\.ya?ml\Z")
+_YAML_NAME = re.compile(r"\.ya?ml\Z")
 _MODELINE = re.compile(r"#\s*yaml-language-server:\s*\$schema=\S*rubric\.schema\.json")
 
 
@@ -41,6 +45,23 @@ def matches_any(relative_path: str, globs: Iterable[str]) -> bool:
     return any(_glob_regex(glob).match(relative_path) for glob in globs)
 
 
+def classify_by_name(
+    relative_path: str, rubric_globs: Sequence[str] = (), cases_globs: Sequence[str] = ()
+) -> Role | Literal["head"] | None:
+    """The role a path has by its name alone, "head" when only its first lines can tell (a YAML
+    file that might carry the modeline), or None when it is no rubric or cases file."""
+    name = PurePosixPath(relative_path).name
+    if _CASES_NAME.search(name) or matches_any(relative_path, cases_globs):
+        return "cases"
+    if _RUBRIC_NAME.search(name) or matches_any(relative_path, rubric_globs):
+        return "rubric"
+    if not _YAML_NAME.search(name):
+        return None
+    if "rubrics" in PurePosixPath(relative_path).parts[:-1]:
+        return "rubric"
+    return "head"
+
+
 def classify(
     relative_path: str,
     head: str,
@@ -48,20 +69,15 @@ def classify(
     cases_globs: Sequence[str] = (),
 ) -> Role | None:
     """The role of a file by SPEC section 2; `head` is its first lines, for the modeline."""
-    name = PurePosixPath(relative_path).name
-    if re.search(r"\.cases\.ya?ml\Z", name) or matches_any(relative_path, cases_globs):
-        return "cases"
-    if not re.search(r"\.ya?ml\Z", name) and not matches_any(relative_path, rubric_globs):
-        return None
-    if re.search(r"\.rubric\.ya?ml\Z", name) or "rubrics" in PurePosixPath(relative_path).parts[:-1]:
-        return "rubric"
-    if matches_any(relative_path, rubric_globs) or _has_modeline(head):
-        return "rubric"
-    return None
+    by_name = classify_by_name(relative_path, rubric_globs, cases_globs)
+    if by_name == "head":
+        return "rubric" if has_modeline(head) else None
+    return by_name
 
 
-def _has_modeline(head: str) -> bool:
-    for line in head.splitlines():
+def has_modeline(head: str) -> bool:
+    """Whether the leading comment lines carry the rubric schema's modeline."""
+    for line in split_lines(head):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             return False
@@ -107,10 +123,43 @@ class RubricSummary:
     composites: tuple[CompositeRef, ...]
     sources: tuple[tuple[str, str], ...] = ()
     """(check label, dot-path) of each `target_match` check: what it reads from a question."""
+    lines: Mapping[int, str] = field(default_factory=dict)
+    """The text of the lines its spans are on, so other files' features place them without
+    reading this file again."""
 
     @property
     def name(self) -> str:
         return f"{self.id}@{self.version}" if self.version else str(self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSummary:
+    """One case of a cases file, as the workspace rules see it."""
+
+    label: str
+    """Its id, or its position (`cases[3]`) when it has none."""
+    id_span: Span | None
+    head: Span
+    question: Mapping[str, Any] | None
+    question_span: Span | None
+
+
+@dataclass(frozen=True, slots=True)
+class CasesSummary:
+    """What a cases file declares: the rubric it runs and its cases."""
+
+    path: str
+    rubric: str | None
+    rubric_span: Span | None
+    cases: tuple[CaseSummary, ...]
+    lines: Mapping[int, str] = field(default_factory=dict)
+
+    @property
+    def rubric_id(self) -> str | None:
+        return self.rubric.partition("@")[0] if self.rubric else None
+
+
+Summary = RubricSummary | CasesSummary
 
 
 def check_name(index: int, check: Any) -> str:
@@ -119,7 +168,15 @@ def check_name(index: int, check: Any) -> str:
     return check_id if isinstance(check_id, str) and check_id else f"checks[{index}]"
 
 
-def summarize(path: str, root: Node | None) -> RubricSummary:
+def _lines(text: str, spans: Iterable[Span | None]) -> dict[int, str]:
+    numbers = sorted({n for span in spans if span is not None for n in (span.start.line, span.end.line)})
+    if not numbers:
+        return {}
+    lines = split_lines(text)
+    return {n: lines[n] for n in numbers if n < len(lines)}
+
+
+def summarize(path: str, root: Node | None, text: str = "") -> RubricSummary:
     data = root.value if root is not None and isinstance(root.value, dict) else {}
     id_entry = root.get("id") if root is not None else None
     checks = root.at(("checks",)) if root is not None else None
@@ -135,43 +192,104 @@ def summarize(path: str, root: Node | None) -> RubricSummary:
             composites.append(CompositeRef(check_name(index, value), ref.value.value, ref.value.span))
         if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
             sources.append((check_name(index, value), value["source"]))
+    id_span = id_entry.value.span if id_entry else None
     return RubricSummary(
         path=path,
         id=data.get("id") if isinstance(data.get("id"), str) else None,
         version=data.get("version") if isinstance(data.get("version"), str) else None,
-        id_span=id_entry.value.span if id_entry else None,
+        id_span=id_span,
         label=data.get("label") if isinstance(data.get("label"), str) else None,
         check_ids=tuple(check_ids),
         composites=tuple(composites),
         sources=tuple(sources),
+        lines=_lines(text, [id_span, *(c.span for c in composites)]),
     )
 
 
+def summarize_cases(path: str, root: Node | None, text: str = "") -> CasesSummary:
+    entry = root.get("rubric") if root is not None else None
+    ref = entry.value.value if entry is not None and isinstance(entry.value.value, str) else None
+    cases_node = root.at(("cases",)) if root is not None else None
+    cases = []
+    for number, case in enumerate(cases_node.items or [] if cases_node else []):
+        if case.entries is None:
+            continue
+        id_entry = case.get("id")
+        case_id = id_entry.value.value if id_entry is not None else None
+        question = case.get("question")
+        cases.append(
+            CaseSummary(
+                label=case_id if isinstance(case_id, str) and case_id else f"cases[{number}]",
+                id_span=id_entry.value.span if id_entry is not None and isinstance(case_id, str) else None,
+                head=case.head(),
+                question=question.value.value if question is not None else {},
+                question_span=question.value.span if question is not None else None,
+            )
+        )
+    rubric_span = entry.value.span if entry is not None else None
+    return CasesSummary(path, ref, rubric_span if ref else None, tuple(cases), _lines(text, [rubric_span]))
+
+
 class RubricIndex:
-    """The rubrics of a workspace by id; composite references resolve only to these."""
+    """The rubrics of a workspace by path and by id; composite references resolve only to these.
+
+    Immutable: `replace` makes a new index sharing what did not change, so a snapshot handed
+    to a worker thread never changes under it.
+    """
+
+    __slots__ = ("_by_id", "by_path")
 
     def __init__(self, summaries: Iterable[RubricSummary] = ()) -> None:
-        self.by_path: dict[str, RubricSummary] = {}
-        for summary in summaries:
-            self.by_path[summary.path] = summary
+        self.by_path: dict[str, RubricSummary] = {s.path: s for s in summaries}
+        self._by_id: dict[str, tuple[RubricSummary, ...]] = {}
+        for summary in self.by_path.values():
+            if summary.id is not None:
+                self._by_id[summary.id] = (*self._by_id.get(summary.id, ()), summary)
+        self._by_id = {key: _by_version(found) for key, found in self._by_id.items()}
 
-    def put(self, summary: RubricSummary) -> None:
-        self.by_path[summary.path] = summary
+    def replace(self, put: Iterable[RubricSummary] = (), remove: Iterable[str] = ()) -> RubricIndex:
+        """A new index with summaries put in (by path) and paths taken out."""
+        by_path, by_id = dict(self.by_path), dict(self._by_id)
+        touched: set[str] = set()
 
-    def remove(self, path: str) -> None:
-        self.by_path.pop(path, None)
+        def drop(path: str) -> None:
+            old = by_path.pop(path, None)
+            if old is not None and old.id is not None:
+                by_id[old.id] = tuple(s for s in by_id[old.id] if s.path != path)
+                touched.add(old.id)
 
-    def with_id(self, rubric_id: str) -> list[RubricSummary]:
-        found = [s for s in self.by_path.values() if s.id == rubric_id]
-        return sorted(found, key=lambda s: (version_key(s.version), s.path), reverse=True)
+        for path in remove:
+            drop(path)
+        for summary in put:
+            drop(summary.path)
+            by_path[summary.path] = summary
+            if summary.id is not None:
+                by_id[summary.id] = (*by_id.get(summary.id, ()), summary)
+                touched.add(summary.id)
+        for rubric_id in touched:
+            if by_id[rubric_id]:
+                by_id[rubric_id] = _by_version(by_id[rubric_id])
+            else:
+                del by_id[rubric_id]
+        index = RubricIndex.__new__(RubricIndex)
+        index.by_path, index._by_id = by_path, by_id
+        return index
+
+    @property
+    def ids(self) -> list[str]:
+        return sorted(self._by_id)
+
+    def with_id(self, rubric_id: str) -> tuple[RubricSummary, ...]:
+        """Every rubric with an id, highest version first."""
+        return self._by_id.get(rubric_id, ())
 
     def resolve(self, ref: str) -> RubricSummary | None:
         """`id` means its highest version, `id@version` that version."""
         rubric_id, _, version = ref.partition("@")
-        candidates = self.with_id(rubric_id)
-        if version:
-            candidates = [s for s in candidates if s.version == version]
-        return candidates[0] if candidates else None
+        for summary in self.with_id(rubric_id):
+            if not version or summary.version == version:
+                return summary
+        return None
 
     def duplicates(self, summary: RubricSummary) -> list[RubricSummary]:
         if summary.id is None:
@@ -180,3 +298,69 @@ class RubricIndex:
             (s for s in self.with_id(summary.id) if s.version == summary.version and s.path != summary.path),
             key=lambda s: s.path,
         )
+
+
+def _by_version(summaries: Iterable[RubricSummary]) -> tuple[RubricSummary, ...]:
+    return tuple(sorted(summaries, key=lambda s: (version_key(s.version), s.path), reverse=True))
+
+
+class CasesIndex:
+    """The cases files of a workspace by path, and by the id of the rubric each runs. Immutable."""
+
+    __slots__ = ("by_path",)
+
+    def __init__(self, summaries: Iterable[CasesSummary] = ()) -> None:
+        self.by_path: dict[str, CasesSummary] = {s.path: s for s in summaries}
+
+    def replace(self, put: Iterable[CasesSummary] = (), remove: Iterable[str] = ()) -> CasesIndex:
+        by_path = dict(self.by_path)
+        for path in remove:
+            by_path.pop(path, None)
+        by_path.update((s.path, s) for s in put)
+        index = CasesIndex.__new__(CasesIndex)
+        index.by_path = by_path
+        return index
+
+    def running(self, rubric: RubricSummary, rubrics: RubricIndex) -> list[CasesSummary]:
+        """The cases files whose `rubric:` resolves to this rubric, by path."""
+        return sorted(
+            (
+                cases
+                for cases in self.by_path.values()
+                if cases.rubric_id == rubric.id and cases.rubric and rubrics.resolve(cases.rubric) == rubric
+            ),
+            key=lambda cases: cases.path,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceIndex:
+    """Every rubric and cases file of a workspace folder, as one immutable value."""
+
+    rubrics: RubricIndex = field(default_factory=RubricIndex)
+    cases: CasesIndex = field(default_factory=CasesIndex)
+
+    @staticmethod
+    def of(summaries: Iterable[Summary]) -> WorkspaceIndex:
+        rubrics: list[RubricSummary] = []
+        cases: list[CasesSummary] = []
+        for summary in summaries:
+            if isinstance(summary, RubricSummary):
+                rubrics.append(summary)
+            else:
+                cases.append(summary)
+        return WorkspaceIndex(RubricIndex(rubrics), CasesIndex(cases))
+
+    def put(self, summary: Summary) -> WorkspaceIndex:
+        """This index with one file's summary in place of what it held for that path."""
+        if isinstance(summary, RubricSummary):
+            return WorkspaceIndex(
+                self.rubrics.replace(put=[summary]), self.cases.replace(remove=[summary.path])
+            )
+        return WorkspaceIndex(self.rubrics.replace(remove=[summary.path]), self.cases.replace(put=[summary]))
+
+    def remove(self, path: str) -> WorkspaceIndex:
+        return WorkspaceIndex(self.rubrics.replace(remove=[path]), self.cases.replace(remove=[path]))
+
+    def summary(self, path: str) -> Summary | None:
+        return self.rubrics.by_path.get(path) or self.cases.by_path.get(path)

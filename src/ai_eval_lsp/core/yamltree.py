@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Position, Problem, Span
+from ai_eval_lsp.core.text import split_lines
 
 Parser = Literal["fast", "reference"]
 
@@ -151,8 +152,8 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as err:
         before = data[: err.start].decode("utf-8-sig", errors="replace")
-        line = before.count("\n")
-        column = len(before) - before.rfind("\n") - 1
+        lines = split_lines(before)
+        line, column = len(lines) - 1, len(lines[-1])
         problem = Problem(
             "yaml-syntax",
             f"the file is not valid UTF-8: byte 0x{data[err.start]:02x} cannot be decoded; "
@@ -162,12 +163,33 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
         return data.decode("utf-8-sig", errors="replace"), [problem]
 
 
+_NOT_BREAKS = "\x85\u2028\u2029"
+"""NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR: line breaks to YAML 1.1 and to both parsers, but
+ordinary characters to YAML 1.2 and to editors. They are masked while parsing (see `_masked`)."""
+
+
 def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseResult:
     """Compose the first YAML document of `text`; every problem found is returned, never raised.
 
     `fallback=False` skips re-reading a document libyaml rejects, for callers that only probe.
     """
-    composer = _Composer(text, defer_odd_keys=parser == "fast")
+    if any(char in text for char in _NOT_BREAKS):
+        masked, unmask = _masked(text)
+        return _parse(masked, parser, fallback, unmask)
+    return _parse(text, parser, fallback, None)
+
+
+def _masked(text: str) -> tuple[str, dict[int, str]]:
+    """`text` with each of `_NOT_BREAKS` replaced by a private-use character it does not hold, one
+    code point for one so positions stay, and the table that puts them back in scalars."""
+    spare = (chr(point) for point in range(0xE000, 0xF900) if chr(point) not in text)
+    stand_ins = {char: next(spare) for char in _NOT_BREAKS}
+    masked = text.translate({ord(char): stand_in for char, stand_in in stand_ins.items()})
+    return masked, {ord(stand_in): char for char, stand_in in stand_ins.items()}
+
+
+def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | None) -> ParseResult:
+    composer = _Composer(text, defer_odd_keys=parser == "fast", unmask=unmask)
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
     try:
@@ -175,7 +197,7 @@ def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseRes
     except _TooDeep as deep:
         return ParseResult(None, [deep.problem])
     except _ReferenceDecides:
-        return parse(text, "reference")
+        return _parse(text, "reference", fallback, unmask)
     except Exception as err:  # every parser error is reported as the one syntax problem
         if parser == "fast" and fallback:
             # libyaml is a YAML 1.1 parser and words its errors its own way: a document it
@@ -184,8 +206,8 @@ def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseRes
             if mark is not None and "maximum nesting depth" in str(err):
                 # ruamel.yaml is quadratic in nesting depth; reading up to where libyaml stopped
                 # (past our own limit) bounds its cost.
-                return parse(text[: mark.index], "reference")
-            return parse(text, "reference")
+                return _parse(text[: mark.index], "reference", fallback, unmask)
+            return _parse(text, "reference", fallback, unmask)
         return ParseResult(None, [_syntax_problem(text, err)])
     finally:
         if collecting:
@@ -207,7 +229,7 @@ def _events(text: str, parser: Parser) -> Iterator[Any]:
 def _syntax_problem(text: str, err: Exception) -> Problem:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-    lines = text.split("\n")
+    lines = split_lines(text)
     # Both parsers stop at the end of the stream in their own way: report the last line written.
     if line >= len(lines) or column >= len(lines[line].rstrip()):
         line = min(line, len(lines) - 1)
@@ -250,8 +272,9 @@ class _Frame:
 
 
 class _Composer:
-    def __init__(self, text: str, defer_odd_keys: bool = False) -> None:
+    def __init__(self, text: str, defer_odd_keys: bool = False, unmask: dict[int, str] | None = None) -> None:
         self.defer_odd_keys = defer_odd_keys
+        self.unmask = unmask
         self.text = text
         self.root: Node | None = None
         self.problems: list[Problem] = []
@@ -293,7 +316,7 @@ class _Composer:
                     return
 
     def scalar(self, event: Any) -> None:
-        text: str = event.value
+        text: str = event.value if self.unmask is None else event.value.translate(self.unmask)
         style = event.style or ""
         tag = event.tag
         frame = self.stack[-1] if self.stack else None

@@ -6,9 +6,29 @@ from ai_eval_lsp.server.server import AiEvalServer
 
 
 def create_server() -> AiEvalServer:
-    from ai_eval_lsp.server import actions, commands, completion, diagnostics, hover, navigation, workspace
+    from ai_eval_lsp.server import (
+        actions,
+        commands,
+        completion,
+        diagnostics,
+        documents,
+        hover,
+        lenses,
+        navigation,
+        workspace,
+    )
 
     server = AiEvalServer()
-    for feature in (workspace, diagnostics, commands, actions, hover, completion, navigation):
+    for feature in (
+        workspace,
+        documents,
+        diagnostics,
+        commands,
+        actions,
+        lenses,
+        hover,
+        completion,
+        navigation,
+    ):
         feature.register(server)
     return server

@@ -1,4 +1,4 @@
-"""Code actions and code lenses: quick fixes for diagnostics that carry one, and the runs."""
+"""Code actions: quick fixes for diagnostics that carry one, the runs, and "Create cases file"."""
 
 from __future__ import annotations
 
@@ -6,19 +6,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.text import Encoding, units
 from ai_eval_lsp.core.workspace import check_name
-from ai_eval_lsp.core.yamltree import Node
-from ai_eval_lsp.server.commands import (
-    RUN_CASES,
-    RUN_CHECK,
-    RUN_RUBRIC,
-    CommandError,
-    cases_files_for,
-    rubric_of,
-)
-from ai_eval_lsp.server.diagnostics import SOURCE
+from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import DocumentState
+from ai_eval_lsp.server.session import OpenDocument, uri_of
 
 
 def _replace(
@@ -33,10 +25,13 @@ def _replace(
     )
 
 
-def quick_fixes(uri: str, lines: list[str], diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+def quick_fixes(
+    document: OpenDocument, diagnostic: types.Diagnostic, encoding: Encoding
+) -> list[types.CodeAction]:
     """The fix a diagnostic's `data` describes; none when it carries nothing to act on."""
+    uri = document.uri
     data: dict[str, Any] = diagnostic.data if isinstance(diagnostic.data, dict) else {}
-    line = lines[diagnostic.range.start.line] if diagnostic.range.start.line < len(lines) else ""
+    line = document.lines.line(diagnostic.range.start.line)
     suggestions = data.get("suggestions") or []
     if diagnostic.code in ("unknown-key", "unknown-kind") and suggestions:
         old = data.get("key") or data.get("kind")
@@ -62,7 +57,7 @@ def quick_fixes(uri: str, lines: list[str], diagnostic: types.Diagnostic) -> lis
         return [_replace(uri, whole_line, "", f"Remove the weight `{data.get('weight')}`", diagnostic)]
     if diagnostic.code == "schema" and data.get("field") and data.get("kind") and "{" not in line:
         indent = diagnostic.range.start.character
-        end = types.Position(diagnostic.range.start.line, len(line))
+        end = types.Position(diagnostic.range.start.line, units(line, encoding))
         text = "\n" + " " * indent + f"{data['field']}: "
         return [
             _replace(
@@ -72,25 +67,21 @@ def quick_fixes(uri: str, lines: list[str], diagnostic: types.Diagnostic) -> lis
     return []
 
 
-def _checks(state: DocumentState) -> list[Node]:
-    root = state.analysis.root if state.analysis else None
-    checks = root.at(("checks",)) if root is not None else None
-    return list(checks.items or []) if checks is not None else []
-
-
-def run_actions(server: AiEvalServer, state: DocumentState, line: int) -> list[types.CodeAction]:
-    uri = state.uri
-    if state.role == "cases":
-        return [_command_action("Run cases", RUN_CASES, {"uri": uri})]
+def run_actions(document: OpenDocument, line: int) -> list[types.CodeAction]:
+    uri = document.uri
+    if document.role == "cases":
+        return [_command_action("Run cases", names.RUN_CASES, {"uri": uri})]
     actions = [
         _command_action(
-            f"Run check `{check_name(i, c.value)}` on its cases", RUN_CHECK, {"uri": uri, "checkIndex": i}
+            f"Run check `{check_name(i, c.value)}` on its cases",
+            names.RUN_CHECK,
+            {"uri": uri, "checkIndex": i},
         )
-        for i, c in enumerate(_checks(state))
+        for i, c in enumerate(query.checks_of(document))
         if c.line <= line <= c.end_line
     ]
-    actions.append(_command_action("Run rubric on its cases", RUN_RUBRIC, {"uri": uri}))
-    create = create_cases_action(server, state)
+    actions.append(_command_action("Run rubric on its cases", names.RUN_RUBRIC, {"uri": uri}))
+    create = create_cases_action(document)
     if create is not None:
         actions.append(create)
     return actions
@@ -104,20 +95,19 @@ def _command_action(title: str, command: str, argument: dict[str, Any]) -> types
     )
 
 
-def create_cases_action(server: AiEvalServer, state: DocumentState) -> types.CodeAction | None:
-    """ "Create cases file" where no cases file references the rubric yet."""
-    try:
-        rubric = rubric_of(server, state.uri)
-    except CommandError:
+def create_cases_action(document: OpenDocument) -> types.CodeAction | None:
+    """ "Create cases file" where no cases file runs the rubric yet."""
+    summary = query.own_summary(document)
+    if summary is None or summary.id is None or document.path is None or not document.folder.indexed.is_set():
         return None
-    if cases_files_for(server, rubric):
+    if query.cases_running(document.folder, summary):
         return None
-    target = state.path.with_name(f"{rubric.id}.cases.yaml")
+    target = document.path.with_name(f"{summary.id}.cases.yaml")
     if target.exists():
         return None
-    uri = target.as_uri()
+    uri = uri_of(target)
     content = (
-        f"rubric: {rubric.id}\n"
+        f"rubric: {summary.id}\n"
         "cases:\n"
         "  - id: first_case\n"
         '    question: {id: q1, input: ""}\n'
@@ -138,22 +128,6 @@ def create_cases_action(server: AiEvalServer, state: DocumentState) -> types.Cod
     )
 
 
-def code_lenses(state: DocumentState) -> list[types.CodeLens]:
-    top = types.Range(types.Position(0, 0), types.Position(0, 0))
-    if state.role == "cases":
-        return [types.CodeLens(top, types.Command("Run cases", RUN_CASES, arguments=[{"uri": state.uri}]))]
-    lenses = [types.CodeLens(top, types.Command("Run rubric", RUN_RUBRIC, arguments=[{"uri": state.uri}]))]
-    for index, check in enumerate(_checks(state)):
-        where = types.Range(types.Position(check.line, 0), types.Position(check.line, 0))
-        lenses.append(
-            types.CodeLens(
-                where,
-                types.Command("Run check", RUN_CHECK, arguments=[{"uri": state.uri, "checkIndex": index}]),
-            )
-        )
-    return lenses
-
-
 def register(server: AiEvalServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -161,20 +135,14 @@ def register(server: AiEvalServer) -> None:
             code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
         ),
     )
-    def code_action(ls: AiEvalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        state = ls.state(params.text_document.uri)
-        if state is None:
+    async def code_action(ls: AiEvalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        document = await query.current(ls, params.text_document.uri)
+        if document is None:
             return []
-        lines = state.lines
         actions = [
             fix
             for diagnostic in params.context.diagnostics
-            if diagnostic.source == SOURCE
-            for fix in quick_fixes(state.uri, lines, diagnostic)
+            if diagnostic.source == names.SOURCE
+            for fix in quick_fixes(document, diagnostic, ls.encoding)
         ]
-        return actions + run_actions(ls, state, params.range.start.line)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def code_lens(ls: AiEvalServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        state = ls.state(params.text_document.uri)
-        return code_lenses(state) if state is not None else []
+        return actions + run_actions(document, params.range.start.line)

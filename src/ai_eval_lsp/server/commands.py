@@ -1,23 +1,29 @@
 """`workspace/executeCommand`: the runs of SPEC section 5, schema export and plugin reload.
 
-A run works on a worker thread, reports `$/progress`, honours cancellation, and once stored
-sends `aiEval/runComplete` with the row, exactly once; its result is also logged and summarised.
+A run works on a worker thread over a snapshot of its folder (the project, the rubric index, the
+open documents' texts). It reports throttled `$/progress` and can be cancelled by the request
+(`$/cancelRequest`) or by its progress: a cancelled run stores nothing, sends nothing and is
+answered -32800. A finished run sends `aiEval/runComplete` with its row, exactly once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-import uuid
+import importlib
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 
+from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
+from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
+from ai_eval_lsp.project import Project
 from ai_eval_lsp.runs import (
+    Cancellation,
+    Reader,
     RubricLibrary,
     RunCancelled,
     RunError,
@@ -28,16 +34,11 @@ from ai_eval_lsp.runs import (
     run,
     run_cases,
 )
-from ai_eval_lsp.server import workspace
+from ai_eval_lsp.server import names, query
+from ai_eval_lsp.server.progress import Progress
+from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.server import AiEvalServer
-
-RUN_COMPLETE = "aiEval/runComplete"
-RUN_CHECK, RUN_RUBRIC, RUN_CASES = "aiEval.runCheck", "aiEval.runRubric", "aiEval.runCases"
-EXPORT_SCHEMA, RELOAD_PLUGINS = "aiEval.exportSchema", "aiEval.reloadPlugins"
-
-
-class CommandError(Exception):
-    """The command's arguments name nothing it can run; answered as a request error."""
+from ai_eval_lsp.server.session import Folder, path_of, uri_of
 
 
 def _argument(arguments: Any) -> dict[str, Any]:
@@ -45,29 +46,48 @@ def _argument(arguments: Any) -> dict[str, Any]:
         return arguments[0]
     if isinstance(arguments, dict):
         return arguments
-    raise CommandError("the command takes one object argument")
+    raise NotApplicable("the command takes one object argument")
 
 
-def rubric_of(server: AiEvalServer, uri: str) -> LoadedRubric:
-    """The rubric of a document, as the editor has it now."""
-    state = server.state(uri)
-    root = state.root if state is not None else None
-    if state is None or state.analysis is None or root is None or not isinstance(root.value, dict):
-        raise CommandError(f"{uri} is not a rubric file")
-    summary = state.analysis.summary
-    if summary.id is None:
-        raise CommandError(f"{uri}: the rubric has no `id`")
-    return LoadedRubric(summary.id, summary.version, root.value)
+async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folder, Path, Analysis]:
+    """The file a command names, with its folder and its analysis as the editor has it now (an
+    open document's own, else the file on disk's)."""
+    uri = argument.get("uri")
+    path = path_of(uri) if isinstance(uri, str) else None
+    if path is None:
+        raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
+    document = await query.current(server, str(uri))
+    if document is not None and document.analysis is not None:
+        return document.folder, path.resolve(), document.analysis
+    folder = server.folders.home_of(path.resolve(), server.settings)
+    await folder.ready.wait()
+    project = folder.project
+    assert project is not None
+    role = project.role(path)
+    if role is None:
+        raise NotApplicable(f"{path} is not a rubric or cases file")
+    try:
+        analysis = await asyncio.to_thread(lambda: project.analyse(path, path.read_bytes(), role))
+    except OSError as err:
+        raise NotApplicable(f"{path}: cannot be read: {err.strerror}") from err
+    return folder, path.resolve(), analysis
 
 
-def cases_files_for(server: AiEvalServer, rubric: LoadedRubric) -> list[Path]:
-    index = server.session.index
-    found = []
-    for relative, ref in sorted(server.session.cases_refs.items()):
-        target = index.resolve(ref)
-        if target is not None and (target.id, target.version) == (rubric.id, rubric.version):
-            found.append(server.session.root / relative)
-    return found
+def _reader(server: AiEvalServer, folder: Folder) -> Reader:
+    """Files as the editor has them when the run starts: open documents' texts, else the disk."""
+    texts = {doc.path: doc.text for doc in server.session.documents_of(folder) if doc.path is not None}
+
+    def read(path: Path) -> bytes:
+        text = texts.get(path.resolve())
+        return text.encode("utf-8") if text is not None else path.read_bytes()
+
+    return read
+
+
+def _rubrics(folder: Folder) -> RubricIndex | None:
+    """What a run resolves rubrics against: the folder's index; for a document outside every
+    workspace folder, None: the run walks its project root then, as `ai-eval-lsp run` does."""
+    return folder.index.rubrics if folder.walked else None
 
 
 def _check_index(rubric: LoadedRubric, argument: dict[str, Any]) -> int:
@@ -79,53 +99,15 @@ def _check_index(rubric: LoadedRubric, argument: dict[str, Any]) -> int:
     for index, check in enumerate(checks):
         if isinstance(check, dict) and check.get("id") == wanted:
             return index
-    raise CommandError(f"rubric `{rubric.id}` has no check with id {wanted!r}")
+    raise NotApplicable(f"rubric `{rubric.id}` has no check with id {wanted!r}")
 
 
-class _Progress:
-    """`$/progress` for one run, thread-safe; the client's cancel sets `cancelled`."""
-
-    def __init__(self, server: AiEvalServer, title: str, token: types.ProgressToken | None) -> None:
-        self.server, self.title = server, title
-        self.token: types.ProgressToken | None = token or str(uuid.uuid4())
-        self.loop = asyncio.get_running_loop()
-        self.cancelled = threading.Event()
-        self.own_token = token is None
-
-    async def begin(self) -> None:
-        token, window = self.token, self.server.client_capabilities.window
-        if token is None:
-            return
-        if self.own_token:
-            if not (window and window.work_done_progress):
-                self.token = None  # the client shows no progress: report none
-                return
-            await self.server.work_done_progress.create_async(token)
-        self.server.work_done_progress.begin(
-            token, types.WorkDoneProgressBegin(self.title, cancellable=True, percentage=0)
-        )
-
-    def report(self, done: int, total: int) -> None:
-        token = self.token
-        if token is None:
-            return
-
-        def send() -> None:
-            pending = self.server.work_done_progress.tokens.get(token)
-            if pending is not None and pending.cancelled():
-                self.cancelled.set()
-            self.server.work_done_progress.report(
-                token,
-                types.WorkDoneProgressReport(
-                    message=f"{done}/{total} cases", percentage=int(100 * done / max(total, 1))
-                ),
-            )
-
-        self.loop.call_soon_threadsafe(send)
-
-    def end(self, message: str) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+def _running(folder: Folder, analysis: Analysis) -> list[Path]:
+    """The cases files that run a rubric, by path."""
+    summary = analysis.summary
+    if not isinstance(summary, RubricSummary):
+        return []
+    return [folder.root / cases.path for cases in query.cases_running(folder, summary)]
 
 
 def _verdicts(result: RunResult) -> dict[str, Any]:
@@ -134,30 +116,40 @@ def _verdicts(result: RunResult) -> dict[str, Any]:
 
 async def _run(
     server: AiEvalServer,
+    folder: Folder,
     title: str,
     token: types.ProgressToken | None,
     work: Callable[[RunOptions], RunResult],
 ) -> RunResult:
     """One run: progress, cancellation, then the notification, the log and a summary."""
-    progress = _Progress(server, title, token)
+    await folder.indexed.wait()  # the rubrics a run resolves are every file's, not only the open ones
+    cancellation = Cancellation()
+    progress = Progress(server, title, token, on_cancel=cancellation.cancel)
     await progress.begin()
     options = RunOptions(
         source="editor",
-        progress=progress.report,
-        cancelled=progress.cancelled,
-        read=server.session.read,
-        index=server.session.index,
+        progress=lambda done, total: progress.report(done, total, "cases"),
+        cancellation=cancellation,
+        read=_reader(server, folder),
+        index=_rubrics(folder),
     )
+    future = asyncio.get_running_loop().run_in_executor(None, work, options)
     try:
-        result = await asyncio.to_thread(work, options)
+        result = await asyncio.shield(future)
+    except asyncio.CancelledError:
+        if cancellation.cancel():  # the client cancelled the request: the run stops, storing nothing
+            progress.end("cancelled")
+            server.log(f"{title}: cancelled; nothing was stored")
+            raise
+        result = await future  # the cancel came after the row was stored: the run is complete
     except RunCancelled:
         progress.end("cancelled")
         server.log(f"{title}: cancelled; nothing was stored")
-        raise
+        raise JsonRpcRequestCancelled(f"{title}: cancelled; nothing was stored") from None
     except (RunError, RubricError) as err:
         progress.end("failed")
-        raise CommandError(str(err)) from err
-    except Exception:
+        raise NotApplicable(str(err)) from err
+    except BaseException:
         progress.end("failed")
         raise
     row = result.row
@@ -166,32 +158,36 @@ async def _run(
         f"gate {'passed' if row['passed_gate'] else 'failed'}, {row['error_count']} errors in {row['question_count']} cases"
     )
     progress.end(summary)
-    server.protocol.notify(RUN_COMPLETE, row)
+    server.protocol.notify(names.RUN_COMPLETE, row)
     server.log(f"{title}: {summary}\n" + "\n".join(result.notices))
     kind = types.MessageType.Info if result.ok else types.MessageType.Warning
     server.window_show_message(types.ShowMessageParams(kind, " ".join([summary, *result.notices])))
     return result
 
 
+def _project(folder: Folder) -> Project:
+    assert folder.project is not None, "a command runs once its folder's project is loaded"
+    return folder.project
+
+
 def register(server: AiEvalServer) -> None:
-    @server.command(RUN_CASES)
+    @server.command(names.RUN_CASES)
     async def run_cases_command(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
-        path = ls.session.path_of(str(argument.get("uri")))
-        if path is None:
-            raise CommandError("runCases needs the `uri` of a cases file")
-        project = ls.session.require_project()
+        folder, path, analysis = await _target(ls, argument)
+        if analysis.role != "cases":
+            raise NotApplicable(f"{path} is not a cases file")
+        project = _project(folder)
         token = argument.get("workDoneToken")
-        result = await _run(ls, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o))
+        result = await _run(ls, folder, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o))
         return {"row": result.row, "verdicts": _verdicts(result)}
 
-    @server.command(RUN_RUBRIC)
+    @server.command(names.RUN_RUBRIC)
     async def run_rubric(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
-        rubric = rubric_of(ls, str(argument.get("uri")))
-        project = ls.session.require_project()
-        ref = f"{rubric.id}@{rubric.version}" if rubric.version else rubric.id
-        path = ls.session.path_of(str(argument["uri"])) or ls.session.root
+        folder, path, analysis = await _target(ls, argument)
+        rubric = query.rubric_of(analysis)
+        project = _project(folder)
         if "response" in argument:
             case = {
                 "id": "response",
@@ -200,66 +196,89 @@ def register(server: AiEvalServer) -> None:
             }
             result = await _run(
                 ls,
+                folder,
                 f"Run rubric {rubric.id}",
                 argument.get("workDoneToken"),
-                lambda o: run(project, ref, [case], None, path, o),
+                lambda o: run(project, rubric.name, [case], None, path, o),
             )
             return {"verdict": _verdicts(result)["response"], "row": result.row}
         runs = []
-        for cases_path in cases_files_for(ls, rubric):
+        await folder.indexed.wait()
+        for cases_path in _running(folder, analysis):
             result = await _run(
                 ls,
+                folder,
                 f"Run rubric {rubric.id} on {cases_path.name}",
                 None,
-                partial(run_cases, project, cases_path),
+                lambda o, cases_path=cases_path: run_cases(project, cases_path, o),  # type: ignore[misc]
             )
-            uri = ls.session.uri_of(project.relative(cases_path))
-            runs.append({"casesUri": uri, "row": result.row, "verdicts": _verdicts(result)})
+            runs.append({"casesUri": uri_of(cases_path), "row": result.row, "verdicts": _verdicts(result)})
         return {"runs": runs}
 
-    @server.command(RUN_CHECK)
+    @server.command(names.RUN_CHECK)
     async def run_check(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
-        rubric = rubric_of(ls, str(argument.get("uri")))
+        folder, _, analysis = await _target(ls, argument)
+        rubric = query.rubric_of(analysis)
         index = _check_index(rubric, argument)
-        project = ls.session.require_project()
-        evaluator = make_evaluator(project, RubricLibrary(project, ls.session.index, ls.session.read))
+        project = _project(folder)
+        await folder.indexed.wait()
+        read = _reader(ls, folder)
+        rubrics = _rubrics(folder)
+        cases_paths = _running(folder, analysis)
 
-        def outcome(response: str, question: Any) -> Any:
-            found = evaluator.run_check(
-                rubric, index, response, question if isinstance(question, dict) else {}
-            )
-            return outcome_json(found) if found is not None else None
+        def outcomes() -> dict[str, Any]:
+            library = RubricLibrary(project, rubrics or project.index({}).rubrics, read)
+            evaluator = make_evaluator(project, library)
 
-        if "response" in argument:
-            return {
-                "outcome": await asyncio.to_thread(
-                    outcome, str(argument["response"]), argument.get("question") or {}
+            def outcome(response: str, question: Any) -> Any:
+                found = evaluator.run_check(
+                    rubric, index, response, question if isinstance(question, dict) else {}
                 )
-            }
-        results = []
-        for cases_path in cases_files_for(ls, rubric):
-            data = read_cases(cases_path, project, ls.session.read)
-            for number, case in enumerate(data["cases"]):
-                if not isinstance(case, dict) or not isinstance(case.get("response"), str):
-                    continue
-                results.append(
-                    {
-                        "casesUri": ls.session.uri_of(project.relative(cases_path)),
-                        "caseId": str(case.get("id") or f"cases[{number}]"),
-                        "outcome": await asyncio.to_thread(
-                            outcome, case["response"], case.get("question") or {}
-                        ),
-                    }
-                )
-        return {"cases": results}
+                return outcome_json(found) if found is not None else None
 
-    @server.command(EXPORT_SCHEMA)
+            if "response" in argument:
+                return {"outcome": outcome(str(argument["response"]), argument.get("question") or {})}
+            results = []
+            for cases_path in cases_paths:
+                data = read_cases(cases_path, project, read)
+                for number, case in enumerate(data["cases"]):
+                    if not isinstance(case, dict) or not isinstance(case.get("response"), str):
+                        continue
+                    results.append(
+                        {
+                            "casesUri": uri_of(cases_path),
+                            "caseId": str(case.get("id") or f"cases[{number}]"),
+                            "outcome": outcome(case["response"], case.get("question") or {}),
+                        }
+                    )
+            return {"cases": results}
+
+        try:
+            return await asyncio.to_thread(outcomes)
+        except (RunError, RubricError) as err:
+            raise NotApplicable(str(err)) from err
+
+    @server.command(names.EXPORT_SCHEMA)
     def export_schema(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
-        return ls.session.require_project().registry.combined.schema
+        argument = _argument(list(arguments)) if arguments else {}
+        uri = argument.get("uri")
+        path = path_of(uri) if isinstance(uri, str) else None
+        folder = ls.session.folder_for(path) if path else next(iter(ls.session.folders.values()), None)
+        if folder is None or folder.project is None:
+            raise NotApplicable("no workspace folder is loaded yet")
+        return folder.project.registry.combined.schema
 
-    @server.command(RELOAD_PLUGINS)
+    @server.command(names.RELOAD_PLUGINS)
     async def reload_plugins(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
-        problems = await workspace.reload(ls, ls.session.settings)
-        kinds = ls.session.require_project().registry.combined.origins
-        return {"kinds": {kind: str(origin) for kind, origin in kinds.items()}, "problems": problems}
+        importlib.invalidate_caches()
+        folders = list(ls.session.folders.values())
+        await asyncio.gather(*(ls.folders.load(folder, walk=False) for folder in folders))
+        kinds: dict[str, str] = {}
+        problems: list[str] = []
+        for folder in folders:
+            if folder.project is not None:
+                registry = folder.project.registry
+                kinds.update({kind: str(origin) for kind, origin in registry.combined.origins.items()})
+                problems += [p for p in registry.problems() if p not in problems]
+        return {"kinds": kinds, "problems": problems}

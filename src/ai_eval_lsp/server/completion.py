@@ -9,17 +9,15 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.core.context import Context, completion_context
-from ai_eval_lsp.server.hover import kind_text
+from ai_eval_lsp.project import Project
+from ai_eval_lsp.server import query
+from ai_eval_lsp.server.query import in_check
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import DocumentState, from_position
+from ai_eval_lsp.server.session import OpenDocument
 
 
-def _in_check(path: tuple[str | int, ...]) -> bool:
-    return len(path) >= 2 and path[0] == "checks" and isinstance(path[1], int)
-
-
-def kind_items(server: AiEvalServer) -> list[types.CompletionItem]:
-    registry = server.session.require_project().registry
+def kind_items(project: Project) -> list[types.CompletionItem]:
+    registry = project.registry
     items = []
     for order, (kind, origin) in enumerate(registry.combined.origins.items()):
         runner, _ = registry.dispatch({"kind": kind})
@@ -28,24 +26,26 @@ def kind_items(server: AiEvalServer) -> list[types.CompletionItem]:
                 label=kind,
                 kind=types.CompletionItemKind.EnumMember,
                 detail=f"{origin}, {'executed' if runner else 'not executed'}",
-                documentation=types.MarkupContent(types.MarkupKind.Markdown, kind_text(server, kind) or ""),
+                documentation=types.MarkupContent(
+                    types.MarkupKind.Markdown, query.kind_text(project, kind) or ""
+                ),
                 sort_text=f"{0 if runner else 1}{order:03}",
             )
         )
     return items
 
 
-def _required(server: AiEvalServer, kind: str) -> list[str]:
-    definition = server.session.require_project().registry.combined.definition(kind)
+def _required(project: Project, kind: str) -> list[str]:
+    definition = project.registry.combined.definition(kind)
     parts = [definition, *[p for p in definition.get("allOf", []) if isinstance(p, dict)]]
     return [name for part in parts for name in part.get("required", []) if name != "kind"]
 
 
-def new_check_items(server: AiEvalServer, indent: int, snippets: bool) -> list[types.CompletionItem]:
+def new_check_items(project: Project, indent: int, snippets: bool) -> list[types.CompletionItem]:
     """A whole check of each kind, with its required fields to fill in."""
     items = []
-    for kind in server.session.require_project().registry.combined.origins:
-        fields = _required(server, kind)
+    for kind in project.registry.combined.origins:
+        fields = _required(project, kind)
         lines = [f"kind: {kind}"] + [
             f"{' ' * indent}{name}: " + (f"${index + 1}" if snippets else "")
             for index, name in enumerate(fields)
@@ -65,12 +65,12 @@ def new_check_items(server: AiEvalServer, indent: int, snippets: bool) -> list[t
     return items
 
 
-def key_items(server: AiEvalServer, state: DocumentState, context: Context) -> list[types.CompletionItem]:
-    project = server.session.require_project()
-    validator = project.cases_validator if state.role == "cases" else project.rules.validator
+def key_items(project: Project, document: OpenDocument, context: Context) -> list[types.CompletionItem]:
+    rules = project.rules
+    validator = rules.cases_validator if document.role == "cases" else rules.validator
     path = context.path
     names: list[str]
-    if state.role == "rubric" and _in_check(path) and len(path) == 2:
+    if document.role == "rubric" and in_check(path) and len(path) == 2:
         kind = context.siblings.get("kind")
         if not isinstance(kind, str) or kind not in validator.kinds:
             return [
@@ -79,9 +79,9 @@ def key_items(server: AiEvalServer, state: DocumentState, context: Context) -> l
                 )
             ]
         names = validator.properties(kind, ())
-    elif state.role == "rubric" and path == ("scoring", "weights"):
-        analysis = state.analysis
-        ids = analysis.summary.check_ids if analysis else ()
+    elif document.role == "rubric" and path == ("scoring", "weights"):
+        summary = query.own_summary(document)  # the last analysis: a moment old while typing
+        ids = summary.check_ids if summary else ()
         return [
             types.CompletionItem(
                 i, kind=types.CompletionItemKind.Reference, insert_text=f"{i}: ", detail="check id"
@@ -93,7 +93,7 @@ def key_items(server: AiEvalServer, state: DocumentState, context: Context) -> l
         names = validator.properties("", path)
     items = []
     for order, name in enumerate(n for n in names if n not in context.siblings):
-        schema = validator.annotations("", (*path, name)) if not _in_check(path) else {}
+        schema = validator.annotations("", (*path, name)) if not in_check(path) else {}
         items.append(
             types.CompletionItem(
                 name,
@@ -107,15 +107,13 @@ def key_items(server: AiEvalServer, state: DocumentState, context: Context) -> l
     return items
 
 
-def value_items(server: AiEvalServer, state: DocumentState, context: Context) -> list[types.CompletionItem]:
-    from ai_eval_lsp.server.hover import field_schema
-
+def value_items(project: Project, document: OpenDocument, context: Context) -> list[types.CompletionItem]:
     path = context.path
-    if path[-1] == "kind" and _in_check(path):
-        return kind_items(server)
+    if path[-1] == "kind" and in_check(path):
+        return kind_items(project)
     if path[-1] == "rubric":
         items = []
-        for summary in server.session.index.by_path.values():
+        for summary in document.folder.index.rubrics.by_path.values():
             if summary.id:
                 items.append(
                     types.CompletionItem(
@@ -133,7 +131,7 @@ def value_items(server: AiEvalServer, state: DocumentState, context: Context) ->
                         )
                     )
         return items
-    schema: dict[str, Any] = field_schema(server, state, path, context.siblings.get("kind"))
+    schema: dict[str, Any] = query.field_schema(project, document, path, context.siblings.get("kind"))
     values: list[Any] = list(schema.get("enum", []))
     if schema.get("type") == "boolean":
         values = [True, False]
@@ -149,21 +147,24 @@ def register(server: AiEvalServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " ", "-", "@"])
     )
-    def completion(ls: AiEvalServer, params: types.CompletionParams) -> types.CompletionList | None:
-        state = ls.state(params.text_document.uri)
-        if state is None:
+    async def completion(ls: AiEvalServer, params: types.CompletionParams) -> types.CompletionList | None:
+        # The text as typed, with the last analysis (a moment old while typing): completion
+        # waits for a check only of a document that has none yet.
+        document = ls.session.documents.get(params.text_document.uri)
+        if document is not None and document.analysis is None:
+            document = await query.current(ls, params.text_document.uri)
+        if document is None or document.role is None:
             return None
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        lines = document.source.split("\n")
-        line, column = from_position(params.position, lines, ls.workspace.position_codec)
-        context = completion_context(document.source, line, column)
+        project = query.project_of(document)
+        line, column = query.from_position(ls, document, params.position)
+        context = completion_context(document.lines, line, column)
         if context is None:
             return types.CompletionList(is_incomplete=False, items=[])
         if context.is_value:
-            items = value_items(ls, state, context)
+            items = value_items(project, document, context)
         else:
-            items = key_items(ls, state, context)
-            if state.role == "rubric" and _in_check(context.path) and not context.siblings:
+            items = key_items(project, document, context)
+            if document.role == "rubric" and in_check(context.path) and not context.siblings:
                 completion_caps = (
                     ls.client_capabilities.text_document and ls.client_capabilities.text_document.completion
                 )
@@ -172,5 +173,5 @@ def register(server: AiEvalServer) -> None:
                     and completion_caps.completion_item
                     and completion_caps.completion_item.snippet_support
                 )
-                items += new_check_items(ls, column - len(context.partial), snippets)
+                items += new_check_items(project, column - len(context.partial), snippets)
         return types.CompletionList(is_incomplete=False, items=items)

@@ -1,86 +1,27 @@
 """Navigation: definition of rubric references and weight keys, references and rename of a
-rubric id across the workspace, and document symbols."""
+rubric id across the workspace folder, and document symbols. Other files are placed from their
+summaries, never read from disk."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lsprotocol import types
-from pygls.workspace.position_codec import PositionCodec
 
-from ai_eval_lsp.core.cursor import locate
-from ai_eval_lsp.core.problems import Span
-from ai_eval_lsp.core.workspace import RubricSummary
-from ai_eval_lsp.core.yamltree import Node, parse
+from ai_eval_lsp.core.yamltree import Node
+from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import DocumentState, from_position, to_range
+from ai_eval_lsp.server.session import OpenDocument
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """A place that names a rubric: its `id`, a composite `rubric:` or a cases file's `rubric:`."""
-
-    path: str
-    span: Span
-    text: str
-
-
-def _location(server: AiEvalServer, relative: str, span: Span) -> types.Location | None:
-    text = server.session.text_of(relative)
-    if text is None:
-        return None
-    return types.Location(
-        server.session.uri_of(relative), to_range(span, text.split("\n"), server.workspace.position_codec)
-    )
-
-
-def mentions(server: AiEvalServer, target: RubricSummary) -> list[Mention]:
-    """Every place of the workspace that names `target`: its id and every reference resolving to it."""
-    index = server.session.index
-    found = [Mention(target.path, target.id_span, str(target.id))] if target.id_span else []
-    for summary in index.by_path.values():
-        for ref in summary.composites:
-            if index.resolve(ref.ref) == target:
-                found.append(Mention(summary.path, ref.span, ref.ref))
-    for relative, cases_ref in server.session.cases_refs.items():
-        if index.resolve(cases_ref) == target:
-            text = server.session.text_of(relative)
-            root = parse(text).root if text is not None else None
-            entry = root.get("rubric") if root is not None else None
-            if entry is not None:
-                found.append(Mention(relative, entry.value.span, cases_ref))
-    return found
-
-
-def _target_at(
-    server: AiEvalServer, state: DocumentState, position: types.Position
-) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
-    """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
-    root = state.root
-    line, column = from_position(position, state.lines, server.workspace.position_codec)
-    at = locate(root, line, column) if root is not None else None
-    if at is None:
-        return None, ()
-    if at.on_key or not isinstance(at.node.value, str):
-        return None, at.path
-    index = server.session.index
-    if at.path and at.path[-1] == "rubric":
-        return index.resolve(at.node.value), at.path
-    if at.path == ("id",) and state.analysis is not None:
-        return index.by_path.get(state.analysis.summary.path), at.path
-    return None, at.path
-
-
-def document_symbols(state: DocumentState, codec: PositionCodec) -> list[types.DocumentSymbol]:
-    root = state.analysis.root if state.analysis else None
-    if root is None or root.entries is None:
+def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types.DocumentSymbol]:
+    summary = query.own_summary(document)
+    root = document.analysis.root if document.analysis else None
+    if summary is None or root is None or root.entries is None:
         return []
-    lines = state.lines
 
     def symbol(
         name: str, detail: str, kind: types.SymbolKind, node: Node, children: list[types.DocumentSymbol]
     ) -> types.DocumentSymbol:
-        where = to_range(node.span, lines, codec)
+        where = query.to_range(server, document, node.span)
         return types.DocumentSymbol(
             name=name or "?", kind=kind, range=where, selection_range=where, detail=detail, children=children
         )
@@ -89,65 +30,57 @@ def document_symbols(state: DocumentState, codec: PositionCodec) -> list[types.D
     children = []
     for index, check in enumerate(checks.items or [] if checks else []):
         value = check.value if isinstance(check.value, dict) else {}
-        children.append(
-            symbol(
-                str(value.get("id") or f"checks[{index}]"),
-                str(value.get("kind", "")),
-                types.SymbolKind.Field,
-                check,
-                [],
-            )
-        )
+        name = str(value.get("id") or f"checks[{index}]")
+        children.append(symbol(name, str(value.get("kind", "")), types.SymbolKind.Field, check, []))
     scoring = root.get("scoring")
     if scoring is not None:
         combine = scoring.value.value.get("combine") if isinstance(scoring.value.value, dict) else None
         children.append(symbol("scoring", str(combine or ""), types.SymbolKind.Object, scoring.value, []))
-    summary = state.analysis.summary if state.analysis else None
-    name = summary.id if summary and summary.id else "rubric"
-    return [
-        symbol(name, f"version {summary.version}" if summary else "", types.SymbolKind.Module, root, children)
-    ]
+    detail = f"version {summary.version}" if summary.version else ""
+    return [symbol(summary.id or "rubric", detail, types.SymbolKind.Module, root, children)]
 
 
 def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: AiEvalServer, params: types.DefinitionParams) -> types.Location | None:
-        state = ls.state(params.text_document.uri)
-        if state is None:
+    async def definition(ls: AiEvalServer, params: types.DefinitionParams) -> types.Location | None:
+        document = await query.current(ls, params.text_document.uri)
+        if document is None:
             return None
-        target, path = _target_at(ls, state, params.position)
+        target, path = query.rubric_named_at(ls, document, params.position)
+        folder = document.folder
         if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
-            return _location(ls, target.path, target.id_span)
-        if len(path) == 3 and path[:2] == ("scoring", "weights") and state.analysis and state.analysis.root:
-            checks = state.analysis.root.at(("checks",))
+            return query.location(ls, folder, target.path, target.id_span)
+        root = document.analysis.root if document.analysis else None
+        if len(path) == 3 and path[:2] == ("scoring", "weights") and root is not None:
+            checks = root.at(("checks",))
             for check in checks.items or [] if checks else []:
                 entry = check.get("id")
                 if entry is not None and entry.value.value == path[2]:
-                    return _location(ls, state.analysis.path, entry.value.span)
+                    return types.Location(document.uri, query.to_range(ls, document, entry.value.span))
         return None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
-        state = ls.state(params.text_document.uri)
-        target = _target_at(ls, state, params.position)[0] if state else None
-        if target is None:
+    async def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
+        document = await query.current(ls, params.text_document.uri)
+        target = query.rubric_named_at(ls, document, params.position)[0] if document else None
+        if document is None or target is None:
             return []
-        found = mentions(ls, target)
+        await document.folder.indexed.wait()
+        found = query.mentions(document.folder, target)
         if not params.context.include_declaration:
             found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
-        return [loc for m in found if (loc := _location(ls, m.path, m.span)) is not None]
+        return [query.location(ls, document.folder, m.path, m.span) for m in found]
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
-    def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        state = ls.state(params.text_document.uri)
-        target = _target_at(ls, state, params.position)[0] if state else None
-        if target is None:
+    async def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        document = await query.current(ls, params.text_document.uri)
+        target = query.rubric_named_at(ls, document, params.position)[0] if document else None
+        if document is None or target is None:
             return None
+        await document.folder.indexed.wait()  # a rename must reach every file that names it
         changes: dict[str, list[types.TextEdit]] = {}
-        for mention in mentions(ls, target):
-            location = _location(ls, mention.path, mention.span)
-            if location is None:
-                continue
+        for mention in query.mentions(document.folder, target):
+            location = query.location(ls, document.folder, mention.path, mention.span)
             _, at, version = mention.text.partition("@")
             changes.setdefault(location.uri, []).append(
                 types.TextEdit(location.range, params.new_name + at + version)
@@ -155,6 +88,6 @@ def register(server: AiEvalServer) -> None:
         return types.WorkspaceEdit(changes=changes)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def symbols(ls: AiEvalServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        state = ls.state(params.text_document.uri)
-        return document_symbols(state, ls.workspace.position_codec) if state is not None else []
+    async def symbols(ls: AiEvalServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        document = await query.current(ls, params.text_document.uri)
+        return document_symbols(ls, document) if document is not None else []

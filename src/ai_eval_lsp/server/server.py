@@ -9,14 +9,26 @@ import stat
 import sys
 import threading
 import traceback
+from collections.abc import Iterable
+from concurrent.futures import Future
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.server.session import DocumentState, Session
+from ai_eval_lsp.core.text import Encoding
+from ai_eval_lsp.server import query
+from ai_eval_lsp.server.folders import Folders
+from ai_eval_lsp.server.progress import Progress
+from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.scheduler import Scheduler
+from ai_eval_lsp.server.session import OpenDocument, Session
+from ai_eval_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -24,31 +36,122 @@ DEBOUNCE_SECONDS = float(os.environ.get("AI_EVAL_LSP_DEBOUNCE_MS", "150")) / 100
 """How long an edit waits for the next before it is checked (AI_EVAL_LSP_DEBOUNCE_MS)."""
 
 
+class AiEvalProtocol(LanguageServerProtocol):
+    """pygls's protocol with two corrections.
+
+    - The session keeps the open documents, with lines as editors count them (`\\n`, `\\r\\n`,
+      `\\r`); pygls's own copy splits lines with `str.splitlines()`, which also breaks at U+2028
+      and friends, so incremental edits would drift. Text sync goes straight to the handlers.
+    - pygls files the future of every notification under a fresh id and never lets it go (about
+      2 MB per 1,000 edits); a finished handler's future is let go here.
+    """
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _forward(self, method: str, params: Any) -> None:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            handler(params)
+
+    def _execute_handler(
+        self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(lambda done: self._let_go(msg_id, done))
+
+    def _let_go(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+
+
 class AiEvalServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("ai-eval-lsp", __version__)
+        super().__init__("ai-eval-lsp", __version__, protocol_cls=AiEvalProtocol)
         self.session = Session()
-        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.scheduler = Scheduler(self.session, self.committed)
+        self.background: set[asyncio.Task[Any]] = set()
+        self.progress_of: dict[types.ProgressToken, Progress] = {}
+        """The progress under way, by token, so the client can cancel it."""
+        self.folders = Folders(self)
+        self.settings = Settings()
+        """The client's settings outside any folder (and until a folder has its own)."""
+        self.initial_problems: list[str] = []
+
+    @property
+    def encoding(self) -> Encoding:
+        """The position encoding agreed with the client."""
+        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        return {"utf-8": "utf-8", "utf-32": "utf-32"}.get(str(encoding), "utf-16")  # type: ignore[return-value]
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """A failing handler is logged and, for requests, answered as an error; the server goes on."""
+        """A failing handler is logged and, for requests, answered as an error; the server goes on.
+        A cancelled request, or one naming nothing to act on, is answered but is no failure."""
+        if isinstance(error, JsonRpcRequestCancelled | NotApplicable):
+            return
         log.error("handler failed: %s", "".join(traceback.format_exception(error)))
         self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"ai-eval-lsp: {error}"))
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))
 
-    def state(self, uri: str) -> DocumentState | None:
-        """An open document's state at its current version: the committed one, or checked now
-        when a request arrives before the (debounced) check of the latest edit."""
-        state = self.session.documents.get(uri)
-        document = self.workspace.get_text_document(uri)
-        if state is not None and state.version == document.version:
-            return state
-        fresh = self.session.analyse(document)
-        if fresh is not None:
-            self.session.commit(fresh)
-        return fresh
+    def spawn(self, work: Any) -> asyncio.Task[Any]:
+        """Run a coroutine in the background, keeping it alive and its failure logged."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(work)
+        self.background.add(task)
+
+        def finished(done: asyncio.Task[Any]) -> None:
+            self.background.discard(done)
+            if not done.cancelled() and done.exception() is not None:
+                self.report_server_error(done.exception(), None)  # type: ignore[arg-type]
+
+        task.add_done_callback(finished)
+        return task
+
+    def client_pulls_diagnostics(self) -> bool:
+        text_document = self.client_capabilities.text_document
+        return bool(text_document and text_document.diagnostic)
+
+    def committed(self, document: OpenDocument, others_changed: bool) -> None:
+        """After a commit: the document's diagnostics, and its folder's when others may have changed."""
+        self.publish(self.session.documents_of(document.folder) if others_changed else [document])
+
+    def publish(self, documents: Iterable[OpenDocument]) -> None:
+        """Send the diagnostics of the documents whose diagnostics changed since last sent, each
+        for the version it was computed for; a pulling client is asked to pull again instead."""
+        changed = False
+        for document in documents:
+            if not document.current:
+                continue  # its own commit publishes it
+            items = query.diagnostics(self, document)
+            if items == document.published:
+                continue
+            changed = True
+            if not self.client_pulls_diagnostics():
+                document.published = items
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(document.uri, items, document.version)
+                )
+        if changed and self.client_pulls_diagnostics():
+            workspace = self.client_capabilities.workspace
+            if workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+
+    def clear(self, uri: str) -> None:
+        """A document closed, or no longer a rubric or cases file: it has no diagnostics."""
+        if not self.client_pulls_diagnostics():
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     def start_stdio(self) -> None:
         """Serve over stdin and stdout, reading stdin on the event loop.
@@ -77,7 +180,3 @@ class AiEvalServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
-
-    def client_pulls_diagnostics(self) -> bool:
-        text_document = self.client_capabilities.text_document
-        return bool(text_document and text_document.diagnostic)

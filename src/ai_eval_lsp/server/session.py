@@ -1,217 +1,232 @@
-"""What the server knows between requests: settings, the project (plugins, combined schema), the
-index of the workspace's rubrics and cases files, and the analysis of each open document.
+"""What the server knows between requests: the workspace folders (each a project and an index of
+its files) and the open documents (their text, as the editor has it, and their last analysis).
 
-Only the event loop changes the session; heavy work reads a snapshot of it on a worker thread.
+Only the event loop changes the session. Work on other threads gets a `Snapshot`, immutable, and
+hands back a value that the loop commits through `Session.commit`, the one path that updates the
+indexes and says which documents' diagnostics may have changed.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import PositionCodec
 
-from ai_eval_lsp.core.analysis import Analysis, analyse_cases, analyse_rubric
-from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize
-from ai_eval_lsp.core.yamltree import Node, decode, parse
+from ai_eval_lsp.core.analysis import Analysis, Rules
+from ai_eval_lsp.core.problems import Problem
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
+from ai_eval_lsp.files import HEAD_BYTES
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.settings import Settings
 
-log = logging.getLogger(__name__)
+
+def path_of(uri: str) -> Path | None:
+    fs_path = to_fs_path(uri)
+    return Path(fs_path) if fs_path else None
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+@dataclass(eq=False)
+class Folder:
+    """A workspace folder: its project, and the index of its rubric and cases files.
+
+    `index` is the files on disk (`disk`) with the open documents' own summaries over them.
+    A folder for documents outside every workspace folder (`walked` False) is never walked.
+    """
+
+    root: Path
+    uri: str
+    walked: bool = True
+    settings: Settings = field(default_factory=Settings)
+    project: Project | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once `project` is loaded: documents are analysed only against a loaded project."""
+    index: WorkspaceIndex = field(default_factory=WorkspaceIndex)
+    disk: dict[str, Summary] = field(default_factory=dict)
+    indexed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the walk has finished: until then, problems that need other files are not
+    reported, and runs and renames wait."""
+    generation: int = 0
+    """Counts project loads, so work started against an older project is not committed."""
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return path.resolve().as_posix()
+
+    def contains(self, path: Path) -> bool:
+        return path.resolve().is_relative_to(self.root)
+
+    def role(self, relative: str, text: str) -> Role | None:
+        settings = self.settings
+        return classify(relative, text[:HEAD_BYTES], settings.rubric_globs, settings.cases_globs)
+
+    @property
+    def rubrics_for_lints(self) -> RubricIndex | None:
+        """The rubrics documents are checked against; None (own problems only) while the walk is
+        under way, and for documents outside every workspace folder, which have no workspace."""
+        return self.index.rubrics if self.walked and self.indexed.is_set() else None
+
+
+@dataclass(eq=False)
+class OpenDocument:
+    uri: str
+    path: Path | None
+    folder: Folder
+    relative: str
+    """Its path as its folder names it (the URI for a document that is no file)."""
+    lines: LineIndex
+    version: int
+    role: Role | None = None
+    analysis: Analysis | None = None
+    analysis_version: int = -1
+    published: object = None
+    """What was last sent to (or pulled by) the client for it, to send only what changed."""
+    result_id: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.lines.text
+
+    @property
+    def current(self) -> bool:
+        """Whether its analysis is of the text as it is now."""
+        return self.analysis is not None and self.analysis_version == self.version
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentState:
-    """An open rubric or cases file at one version, checked."""
+class Snapshot:
+    """One version of a document and what it is checked against, for a worker thread."""
 
     uri: str
-    path: Path
-    role: Role
-    version: int | None
+    version: int
     text: str
-    analysis: Analysis | None  # rubrics only
-    lines: list[str]
-    root: Node | None
-
-
-class WorkspaceFiles:
-    """What the workspace's files declare: each rubric's summary and each cases file's rubric."""
-
-    def __init__(self) -> None:
-        self.index = RubricIndex()
-        self.cases_refs: dict[str, str] = {}  # relative path of a cases file -> its `rubric:`
-
-    def remember(
-        self, project: Project, relative: str, role: Role | None, text: str, root: Node | None = None
-    ) -> None:
-        """Index a file; `root` is its tree when the caller has parsed it already."""
-        if role not in ("rubric", "cases"):
-            return
-        if root is None:
-            root = parse(text, project.rules.parser).root
-        if role == "rubric":
-            self.index.put(summarize(relative, root))
-        else:
-            ref = root.value.get("rubric") if root is not None and isinstance(root.value, dict) else None
-            if isinstance(ref, str):
-                self.cases_refs[relative] = ref
-            else:
-                self.cases_refs.pop(relative, None)
-
-    def forget(self, relative: str) -> None:
-        self.index.remove(relative)
-        self.cases_refs.pop(relative, None)
+    role: Role
+    relative: str
+    rules: Rules
+    generation: int
 
 
 class Session:
     def __init__(self) -> None:
-        self.settings = Settings()
-        self.root = Path.cwd()
-        self.project: Project | None = None
-        self.files = WorkspaceFiles()
-        self.documents: dict[str, DocumentState] = {}
+        self.folders: dict[str, Folder] = {}
+        """By folder URI; documents outside every folder get a folder of their own root."""
+        self.documents: dict[str, OpenDocument] = {}
 
-    @property
-    def index(self) -> RubricIndex:
-        return self.files.index
+    # --- folders --------------------------------------------------------------------------------
 
-    @property
-    def cases_refs(self) -> dict[str, str]:
-        return self.files.cases_refs
-
-    # --- set-up ---------------------------------------------------------------------------------
-
-    def load(self, root: Path, settings: Settings) -> list[str]:
-        """(Re)discover plugins, rebuild the schema and index the workspace; returns problems.
-
-        Runs on a worker thread: everything is built aside and swapped in at the end, so requests
-        meanwhile see the old workspace whole, never a half-built index.
-        """
-        project = Project.load(root, settings)
-        files = WorkspaceFiles()
-        open_texts = {state.path: state.text for state in self.documents.values()}
-        for path, role in project.walk(root):
-            text = open_texts.get(path)
-            if text is None:
-                try:
-                    text, _ = decode(path.read_bytes())
-                except OSError:
-                    continue  # gone since the walk: nothing to index
-            files.remember(project, project.relative(path), role, text)
-        self.root, self.settings, self.project = root, settings, project
-        self.files = files
-        return project.registry.problems()
-
-    def require_project(self) -> Project:
-        if self.project is None:
-            self.project = Project.load(self.root, self.settings)
-        return self.project
-
-    # --- files ----------------------------------------------------------------------------------
-
-    def path_of(self, uri: str) -> Path | None:
-        fs_path = to_fs_path(uri)
-        return Path(fs_path) if fs_path else None
-
-    def uri_of(self, relative: str) -> str:
-        return from_fs_path(str(self.root / relative)) or relative
-
-    def relative(self, path: Path) -> str:
-        return self.require_project().relative(path)
-
-    def role_of(self, uri: str, text: str) -> Role | None:
-        path = self.path_of(uri)
+    def folder_for(self, path: Path | None) -> Folder | None:
+        """The innermost workspace folder holding a path."""
         if path is None:
             return None
-        return self.require_project().role(path, text[:4096])
+        holding = [f for f in self.folders.values() if f.walked and f.contains(path)]
+        return max(holding, key=lambda f: len(f.root.parts), default=None)
 
-    def refresh_from_disk(self, path: Path, role: Role | None = None) -> None:
-        """Re-read a file that is not open, after it changed on disk (or was deleted)."""
-        relative = self.relative(path)
-        if any(state.path == path for state in self.documents.values()):
-            return  # the open document is the truth
-        try:
-            text, _ = decode(path.read_bytes())
-        except OSError:
-            self.files.forget(relative)
-            return
-        project = self.require_project()
-        self.files.remember(project, relative, role or project.role(path, text[:4096]), text)
+    def documents_of(self, folder: Folder) -> list[OpenDocument]:
+        return [doc for doc in self.documents.values() if doc.folder is folder]
 
-    # --- open documents -------------------------------------------------------------------------
+    def document_at(self, path: Path) -> OpenDocument | None:
+        """The open document of a file, whatever the spelling of its URI."""
+        return next((doc for doc in self.documents.values() if doc.path == path), None)
 
-    def analyse(self, document: TextDocument) -> DocumentState | None:
-        """Check an open document as it is now; None when it is no rubric or cases file.
+    # --- documents ------------------------------------------------------------------------------
 
-        Reads the session but changes nothing, so it runs on a worker thread.
-        """
-        role = self.role_of(document.uri, document.source)
-        path = self.path_of(document.uri)
-        if role is None or path is None:
+    def open(self, uri: str, text: str, version: int, folder: Folder) -> OpenDocument:
+        path = path_of(uri)
+        path = path.resolve() if path is not None else None
+        relative = folder.relative(path) if path is not None else uri
+        document = OpenDocument(uri, path, folder, relative, LineIndex(text), version)
+        self.documents[uri] = document
+        self.classify(document)
+        return document
+
+    def change(self, document: OpenDocument, lines: LineIndex, version: int) -> None:
+        document.lines, document.version = lines, version
+
+    def classify(self, document: OpenDocument) -> bool:
+        """Decide the document's role anew (its modeline may have been typed); True if it changed.
+        A document that changes role is analysed anew, and the index holds its file's summary
+        from disk until then."""
+        role = document.folder.role(document.relative, document.text) if document.path is not None else None
+        if role == document.role:
+            return False
+        if document.role is not None:
+            self._restore_disk(document)
+        document.role, document.analysis, document.analysis_version = role, None, -1
+        document.published = None
+        return True
+
+    def close(self, uri: str) -> OpenDocument | None:
+        document = self.documents.pop(uri, None)
+        if document is not None and document.role is not None:
+            self._restore_disk(document)
+        return document
+
+    def _restore_disk(self, document: OpenDocument) -> None:
+        folder, relative = document.folder, document.relative
+        on_disk = folder.disk.get(relative)
+        folder.index = folder.index.put(on_disk) if on_disk else folder.index.remove(relative)
+
+    def snapshot(self, document: OpenDocument) -> Snapshot | None:
+        project = document.folder.project
+        if document.role is None or project is None:
             return None
-        project = self.require_project()
-        analysis = (
-            analyse_rubric(project.relative(path), document.source, project.rules)
-            if role == "rubric"
-            else None
-        )
-        text = document.source
-        root = analysis.root if analysis is not None else parse(text, project.rules.parser).root
-        return DocumentState(
-            document.uri, path, role, document.version, text, analysis, text.split("\n"), root
+        return Snapshot(
+            document.uri,
+            document.version,
+            document.text,
+            document.role,
+            document.relative,
+            project.rules,
+            document.folder.generation,
         )
 
-    def commit(self, state: DocumentState) -> bool:
-        """Make a checked document current; True when what other files see of it changed."""
-        relative = self.relative(state.path)
-        self.documents[state.uri] = state
-        if state.analysis is not None:
-            changed = self.index.by_path.get(relative) != state.analysis.summary
-            self.index.put(state.analysis.summary)
-            return changed
-        before = self.cases_refs.get(relative)
-        self.files.remember(self.require_project(), relative, state.role, state.text, state.root)
-        return before != self.cases_refs.get(relative)
+    # --- the one path that commits --------------------------------------------------------------
 
-    def problems(self, state: DocumentState) -> list[Problem]:
-        """Every problem of a document, the workspace's included, as the index is now."""
-        if state.analysis is not None:
-            return state.analysis.problems_in(self.index)
-        project = self.require_project()
-        return analyse_cases(state.text, project.cases_validator, self.index, project.rules.parser)
+    def commit(self, snapshot: Snapshot, analysis: Analysis) -> bool:
+        """Make an analysis the document's latest; True when what other files see of it changed
+        (so their diagnostics may have). Older than what is committed, or of an older project:
+        dropped."""
+        document = self.documents.get(snapshot.uri)
+        if (
+            document is None
+            or document.role != snapshot.role
+            or snapshot.version < document.analysis_version
+            or snapshot.generation != document.folder.generation
+        ):
+            return False
+        document.analysis, document.analysis_version = analysis, snapshot.version
+        return self.put_summary(document.folder, analysis.summary)
 
-    def close(self, uri: str) -> None:
-        state = self.documents.pop(uri, None)
-        if state is not None:
-            self.refresh_from_disk(state.path, state.role)
+    def put_summary(self, folder: Folder, summary: Summary) -> bool:
+        if folder.index.summary(summary.path) == summary:
+            return False
+        folder.index = folder.index.put(summary)
+        return True
 
-    def read(self, path: Path) -> bytes:
-        """A file as the editor has it: the open document's text, else the file on disk."""
-        for state in self.documents.values():
-            if state.path == path:
-                return state.text.encode("utf-8")
-        return path.read_bytes()
+    def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
+        """Files changed on disk; open documents stay the truth for their own paths."""
+        open_paths = {doc.relative for doc in self.documents_of(folder) if doc.role is not None}
+        changed = False
+        for relative in removed:
+            folder.disk.pop(relative, None)
+            if relative not in open_paths and folder.index.summary(relative) is not None:
+                folder.index, changed = folder.index.remove(relative), True
+        for summary in put:
+            folder.disk[summary.path] = summary
+            if summary.path not in open_paths:
+                changed = self.put_summary(folder, summary) or changed
+        return changed
 
-    def text_of(self, relative: str) -> str | None:
-        try:
-            return decode(self.read(self.root / relative))[0]
-        except OSError:
-            return None
-
-
-def to_range(span: Span, lines: list[str], codec: PositionCodec) -> types.Range:
-    """A core span (code points) as an LSP range in the client's position encoding."""
-    start = codec.position_to_client_units(lines, types.Position(span.start.line, span.start.column))
-    end = codec.position_to_client_units(lines, types.Position(span.end.line, span.end.column))
-    return types.Range(start, end)
-
-
-def from_position(position: types.Position, lines: list[str], codec: PositionCodec) -> tuple[int, int]:
-    """An LSP position as (line, code-point column)."""
-    converted = codec.position_from_client_units(lines, position)
-    return converted.line, converted.character
+    def problems(self, document: OpenDocument) -> list[Problem]:
+        """Every problem of a document as its folder's index is now."""
+        if document.analysis is None:
+            return []
+        return document.analysis.problems_in(document.folder.rubrics_for_lints)

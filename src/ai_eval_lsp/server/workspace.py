@@ -1,77 +1,81 @@
-"""Lifecycle and workspace: settings, plugin loading, the workspace index and watched files."""
+"""Lifecycle and workspace: `initialize` answers at once; each workspace folder then gets its
+settings, its project and its index in the background. Folders come and go, settings change,
+watched files change, and the client may cancel the progress it is shown."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from ai_eval_lsp.server import diagnostics
 from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.session import Folder, path_of
 from ai_eval_lsp.settings import Settings
 
 SECTION = "aiEval"
-WATCHED = ["**/*.yaml", "**/*.yml"]
+WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php"]
+"""Rubric and cases files, and a Drupal codebase's services, module and executor class files."""
 
 
-def root_of(params: types.InitializeParams, server: AiEvalServer) -> Path:
-    folders = params.workspace_folders or []
-    path = server.session.path_of(folders[0].uri) if folders else None
-    if path is None and params.root_uri:
-        path = server.session.path_of(params.root_uri)
-    return path or Path.cwd()
+def _folders(params: types.InitializeParams) -> list[types.WorkspaceFolder]:
+    if params.workspace_folders:
+        return list(params.workspace_folders)
+    if params.root_uri:
+        return [types.WorkspaceFolder(params.root_uri, "root")]
+    return []  # no folder: nothing is walked, documents get the folder of their project root
 
 
-async def fetch_settings(server: AiEvalServer) -> Settings:
+async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
+    """The client's `aiEval` settings for a folder (or globally); what it cannot say is defaulted."""
     workspace = server.client_capabilities.workspace
     if not (workspace and workspace.configuration):
-        return server.session.settings
+        return server.settings
     try:
         values = await server.workspace_configuration_async(
-            types.ConfigurationParams([types.ConfigurationItem(section=SECTION)])
+            types.ConfigurationParams([types.ConfigurationItem(scope_uri=scope, section=SECTION)])
         )
     except Exception as err:
         server.log(f"could not read the {SECTION} settings: {err}", types.MessageType.Warning)
-        return server.session.settings
+        return server.settings
     raw = values[0] if values and isinstance(values[0], dict) else {}
     settings, problems = Settings.from_mapping(raw)
     for problem in problems:
-        server.log(problem, types.MessageType.Warning)
+        server.log(f"{SECTION} settings: {problem}", types.MessageType.Warning)
     return settings
 
 
-async def reload(server: AiEvalServer, settings: Settings) -> list[str]:
-    """Rediscover plugins, rebuild the schema and index, and check every open document again."""
-    importlib.invalidate_caches()
-    problems = await asyncio.to_thread(server.session.load, server.session.root, settings)
-    log_plugin_problems(server, problems)
-    diagnostics.schedule_all(server, list(server.workspace.text_documents))
-    diagnostics.refresh_pulled(server)
-    return problems
-
-
-def log_plugin_problems(server: AiEvalServer, problems: list[str]) -> None:
-    for problem in problems:
-        server.log(f"plugin problem: {problem}", types.MessageType.Warning)
+async def configure(server: AiEvalServer, folder: Folder) -> None:
+    """Give a folder its settings, then load its project (again, if they changed)."""
+    settings = await fetch_settings(server, None if folder.uri.startswith("loose:") else folder.uri)
+    if folder.project is not None and settings == folder.settings:
+        return
+    globs_changed = (settings.rubric_globs, settings.cases_globs) != (
+        folder.settings.rubric_globs,
+        folder.settings.cases_globs,
+    )
+    folder.settings = settings
+    if globs_changed:
+        folder.indexed.clear()
+    await server.folders.load(folder, walk=not folder.indexed.is_set())
 
 
 def register(server: AiEvalServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: AiEvalServer, params: types.InitializeParams) -> None:
         options: Any = params.initialization_options
-        settings, _ = Settings.from_mapping(options.get(SECTION, {}) if isinstance(options, dict) else {})
-        ls.session.load(root_of(params, ls), settings)
+        raw = options.get(SECTION, {}) if isinstance(options, dict) else {}
+        ls.settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
+        ls.initial_problems = problems
+        for folder in _folders(params):
+            ls.folders.add(folder.uri, ls.settings, load=False)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
-        settings = await fetch_settings(ls)
-        if settings != ls.session.settings:
-            await reload(ls, settings)
-        else:
-            log_plugin_problems(ls, ls.session.require_project().registry.problems())
+        for problem in ls.initial_problems:
+            ls.log(f"{SECTION} settings: {problem}", types.MessageType.Warning)
+        ls.settings = await fetch_settings(ls, None)
+        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
         watched = (
             ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         )
@@ -89,14 +93,23 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
-        settings = await fetch_settings(ls)
-        if settings != ls.session.settings:
-            await reload(ls, settings)
+        ls.settings = await fetch_settings(ls, None)
+        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def folders_changed(ls: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            ls.folders.remove(removed.uri)
+        added = [ls.folders.add(folder.uri, ls.settings, load=False) for folder in params.event.added]
+        await asyncio.gather(*(configure(ls, folder) for folder in added if folder is not None))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched_files_changed(ls: AiEvalServer, params: types.DidChangeWatchedFilesParams) -> None:
-        for change in params.changes:
-            path = ls.session.path_of(change.uri)
-            if path is not None and path.suffix in (".yaml", ".yml"):
-                ls.session.refresh_from_disk(path)
-        diagnostics.refresh_others(ls)
+    async def watched_files_changed(ls: AiEvalServer, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
+        await ls.folders.files_changed(paths)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancelled(ls: AiEvalServer, params: types.WorkDoneProgressCancelParams) -> None:
+        progress = ls.progress_of.get(params.token)
+        if progress is not None:
+            progress.cancel()

@@ -1,0 +1,138 @@
+"""Rubric and cases files on disk: the walk of a folder, name first, and the root a path belongs to.
+
+A Drupal codebase holds tens of thousands of files, so the walk decides by name wherever it can
+and reads the first bytes only of YAML files whose name leaves their role open (the modeline).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ai_eval_lsp.core.workspace import Role, classify_by_name, has_modeline
+
+SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
+"""Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
+
+HEAD_BYTES = 4096
+
+SETTINGS_FILE = "ai-eval.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    path: Path
+    relative: str
+    """The path relative to the walk's root, with `/`: what globs and rubric paths use."""
+    role: Role
+
+
+def walk(
+    root: Path,
+    rubric_globs: Sequence[str] = (),
+    cases_globs: Sequence[str] = (),
+    below: Path | None = None,
+) -> Iterator[Found]:
+    """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
+    files by name, then its folders by name. Paths are relative to `root`."""
+    named = _named_folders([*rubric_globs, *cases_globs])
+    start = below or root
+    prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
+    pending = [(start, "" if prefix == "." else prefix + "/")]
+    while pending:
+        folder, relative = pending.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable or gone: nothing in it to check
+        folders = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder:
+                if _walked(entry.name, named):
+                    folders.append((Path(entry.path), f"{relative}{entry.name}/"))
+                continue
+            role = classify_by_name(relative + entry.name, rubric_globs, cases_globs)
+            if role == "head":
+                role = "rubric" if _is_regular_file(entry) and has_modeline(read_head(entry.path)) else None
+            if role is not None:
+                yield Found(Path(entry.path), relative + entry.name, role)
+        pending.extend(reversed(folders))
+
+
+def excluded(relative: str, globs: Sequence[str]) -> bool:
+    """Whether the walk leaves a path out (it lies in a hidden or skipped folder no glob names)."""
+    named = _named_folders(globs)
+    return not all(_walked(part, named) for part in PurePosixPath(relative).parts[:-1])
+
+
+def _walked(name: str, named: frozenset[str]) -> bool:
+    return (not name.startswith(".") and name not in SKIPPED_FOLDERS) or name in named
+
+
+def _named_folders(globs: Sequence[str]) -> frozenset[str]:
+    """Folder names a glob spells out literally: those are walked even when hidden or skipped."""
+    return frozenset(part for glob in globs for part in PurePosixPath(glob).parts[:-1] if "*" not in part)
+
+
+def _is_regular_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def read_head(path: str | Path) -> str:
+    """The first bytes of a file, as text, for the modeline; empty when it cannot be read."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def project_root(path: Path) -> Path:
+    """The root a checked path belongs to (SPEC section 5): the nearest ancestor holding
+    `pyproject.toml` with `[tool.ai-eval]`, `ai-eval.toml`, `composer.json` or `.git`, else the
+    path's own folder. A Drupal module's own `composer.json` (type `drupal-module` and the like)
+    does not make a root: the module belongs to the project around it."""
+    start = path if path.is_dir() else path.parent
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if is_project_root(folder):
+            return folder
+    return start
+
+
+def is_project_root(folder: Path) -> bool:
+    if (folder / SETTINGS_FILE).is_file() or (folder / ".git").exists():
+        return True
+    if _composer_project(folder / "composer.json"):
+        return True
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    try:
+        table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("ai-eval")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return table is not None
+
+
+def _composer_project(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, UnicodeDecodeError, ValueError):
+        return True  # a composer.json we cannot read still marks where a project is
+    kind = data.get("type") if isinstance(data, dict) else None
+    return not (isinstance(kind, str) and kind.startswith("drupal-") and kind != "drupal-project")

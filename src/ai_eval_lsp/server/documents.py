@@ -1,0 +1,53 @@
+"""Text sync: the session keeps every YAML document the client opens, applies edits as editors
+count lines, and has rubric and cases files analysed (at once when opened, debounced while typed)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ai_eval_lsp.server.server import DEBOUNCE_SECONDS, AiEvalServer
+from ai_eval_lsp.server.session import path_of
+
+
+def register(server: AiEvalServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: AiEvalServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        path = path_of(item.uri)
+        folder = ls.folders.home_of(path.resolve() if path else None, ls.settings)
+        document = ls.session.open(item.uri, item.text, item.version, folder)
+        ls.folders.announce(document)
+        ls.scheduler.start(item.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: AiEvalServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = ls.session.documents.get(params.text_document.uri)
+        if document is None:
+            return
+        lines, encoding = document.lines, ls.encoding
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start = lines.offset(change.range.start.line, change.range.start.character, encoding)
+                end = lines.offset(change.range.end.line, change.range.end.character, encoding)
+                lines = lines.replace(start, max(start, end), change.text)
+            else:
+                lines = lines.replace(0, len(lines.text), change.text)
+        was = document.role
+        ls.session.change(document, lines, params.text_document.version)
+        if ls.session.classify(document):
+            ls.folders.announce(document, force=was is not None)
+        ls.scheduler.edited(document.uri, DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: AiEvalServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.scheduler.forget(uri)
+        document = ls.session.close(uri)
+        if document is None or document.role is None:
+            return
+        ls.clear(uri)
+        ls.publish(ls.session.documents_of(document.folder))  # its file on disk is the truth again

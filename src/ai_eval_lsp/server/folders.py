@@ -1,0 +1,167 @@
+"""Workspace folders: each a project (settings, plugins, schema) loaded off the event loop, and an
+index of its files walked in the background (open documents are analysed first) and kept current
+from watched-file events. Documents outside every folder get a folder of their own project root,
+which is never walked."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ai_eval_lsp.core.workspace import Summary
+from ai_eval_lsp.files import Found, excluded, project_root, read_head
+from ai_eval_lsp.project import Project
+from ai_eval_lsp.server import names
+from ai_eval_lsp.server.progress import Progress
+from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
+from ai_eval_lsp.settings import Settings
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.server.server import AiEvalServer
+
+LOOSE = "loose:"
+"""Key prefix of the folders of documents outside every workspace folder."""
+
+
+class Folders:
+    def __init__(self, server: AiEvalServer) -> None:
+        self.server = server
+        self.session = server.session
+
+    # --- folders come and go ---------------------------------------------------------------------
+
+    def add(self, uri: str, settings: Settings, load: bool = True) -> Folder | None:
+        """A workspace folder; its project is loaded now, or by the caller once it has its settings."""
+        path = path_of(uri)
+        if path is None:
+            return None
+        folder = Folder(path.resolve(), uri, walked=True, settings=settings)
+        self.session.folders[uri] = folder
+        self.rehome()
+        if load:
+            self.server.spawn(self.load(folder))
+        return folder
+
+    def remove(self, uri: str) -> None:
+        folder = self.session.folders.pop(uri, None)
+        if folder is not None:
+            folder.generation += 1  # work under way for it is no longer committed
+            self.rehome()
+
+    def loose(self, path: Path | None, settings: Settings) -> Folder:
+        """The folder of a document outside every workspace folder: its project root's."""
+        root = project_root(path) if path is not None else Path.cwd()
+        key = LOOSE + uri_of(root)
+        folder = self.session.folders.get(key)
+        if folder is None:
+            folder = Folder(root, key, walked=False, settings=settings)
+            self.session.folders[key] = folder
+            self.server.spawn(self.load(folder))
+        return folder
+
+    def home_of(self, path: Path | None, settings: Settings) -> Folder:
+        return self.session.folder_for(path) or self.loose(path, settings)
+
+    def rehome(self) -> None:
+        """Folders were added or removed: each open document moves to its innermost folder."""
+        for document in list(self.session.documents.values()):
+            home = self.home_of(document.path, document.folder.settings)
+            if home is not document.folder:
+                self.server.scheduler.forget(document.uri)
+                self.session.close(document.uri)
+                moved = self.session.open(document.uri, document.text, document.version, home)
+                self.announce(moved, force=True)
+                self.server.scheduler.start(moved.uri)
+
+    # --- a folder's project and index ----------------------------------------------------------
+
+    async def load(self, folder: Folder, walk: bool = True) -> None:
+        """Load (or reload) the folder's project, analyse its documents against it, then walk it."""
+        project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
+        if self.session.folders.get(folder.uri) is not folder:
+            return  # removed meanwhile
+        folder.project = project
+        folder.generation += 1
+        folder.ready.set()
+        for problem in [*project.setting_problems, *project.registry.problems()]:
+            self.server.log(f"{folder.root}: {problem}")
+        documents = self.session.documents_of(folder)
+        for document in documents:
+            if self.session.classify(document):
+                self.announce(document, force=True)
+        self.server.scheduler.restart([document.uri for document in documents])
+        if not folder.walked:
+            folder.indexed.set()  # nothing to walk: its index is its open documents
+        elif walk:
+            await self.walk(folder)
+
+    async def walk(self, folder: Folder) -> None:
+        """Index every rubric and cases file of the folder, in the background."""
+        project = folder.project
+        assert project is not None
+        generation = folder.generation
+        progress = Progress(self.server, f"Indexing rubrics in {folder.root.name}")
+        await progress.begin(cancellable=False)
+
+        def read_all() -> list[Summary]:
+            found = list(project.walk())
+            summaries = []
+            for number, summary in enumerate(project.summaries(found), 1):
+                summaries.append(summary)
+                progress.report(number, len(found), "files")
+            return summaries
+
+        try:
+            summaries = await asyncio.to_thread(read_all)
+        finally:
+            progress.end("indexed")
+        if folder.generation != generation or self.session.folders.get(folder.uri) is not folder:
+            return
+        gone = [relative for relative in folder.disk if relative not in {s.path for s in summaries}]
+        self.session.commit_disk(folder, summaries, gone)
+        folder.indexed.set()
+        self.server.publish(self.session.documents_of(folder))
+
+    async def files_changed(self, paths: Iterable[Path]) -> None:
+        """Files changed on disk (watched-file events): their summaries, read off the loop."""
+        by_folder: dict[Folder, list[Path]] = {}
+        for path in paths:
+            folder = self.session.folder_for(path)
+            if folder is not None and folder.project is not None and folder.indexed.is_set():
+                by_folder.setdefault(folder, []).append(path)
+        for folder, changed in by_folder.items():
+            project = folder.project
+            assert project is not None
+            generation = folder.generation
+            put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
+            if folder.generation == generation and self.session.commit_disk(folder, put, gone):
+                self.server.publish(self.session.documents_of(folder))
+
+    # --- documents' roles ------------------------------------------------------------------------
+
+    def announce(self, document: OpenDocument, force: bool = False) -> None:
+        """Tell the client whether a document is a rubric or cases file (SPEC section 2)."""
+        self.server.protocol.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
+        if document.role is None and force:
+            self.server.clear(document.uri)
+
+
+def _read_changes(project: Project, folder: Folder, paths: list[Path]) -> tuple[list[Summary], list[str]]:
+    put: list[Summary] = []
+    gone: list[str] = []
+    settings = project.settings
+    for path in paths:
+        relative = folder.relative(path)
+        role = project.role(path, read_head(path)) if path.is_file() else None
+        read = (
+            list(project.summaries([Found(path, relative, role)]))
+            if role is not None and not excluded(relative, [*settings.rubric_globs, *settings.cases_globs])
+            else []
+        )
+        if read:
+            put.extend(read)
+        else:
+            gone.append(relative)
+    return put, gone

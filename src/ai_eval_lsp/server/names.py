@@ -1,0 +1,19 @@
+"""The names editors and scripts depend on (SPEC section 5), in one place."""
+
+SOURCE = "ai-eval"
+"""Every diagnostic's `source`."""
+
+RUN_CHECK = "aiEval.runCheck"
+RUN_RUBRIC = "aiEval.runRubric"
+RUN_CASES = "aiEval.runCases"
+HISTORY = "aiEval.history"
+DIFF = "aiEval.diff"
+EXPORT_SCHEMA = "aiEval.exportSchema"
+RELOAD_PLUGINS = "aiEval.reloadPlugins"
+
+RUN_COMPLETE = "aiEval/runComplete"
+"""Server to client: the result row, once after every finished run."""
+
+DOCUMENT_ROLE = "aiEval/documentRole"
+"""Server to client, for every document opened and whenever its role changes:
+`{uri, role: "rubric" | "cases" | null}`. VS Code switches a document's language by it."""

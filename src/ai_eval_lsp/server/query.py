@@ -1,0 +1,230 @@
+"""The read layer every feature stands on: documents as they are now, positions in the client's
+encoding, places in other files (from their summaries, never from disk), kinds and their schema,
+and the rubric and cases files that refer to each other. Features are siblings over this layer
+and never call each other; nothing here changes the session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.evaluate import LoadedRubric
+from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.text import units
+from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary
+from ai_eval_lsp.core.yamltree import Node
+from ai_eval_lsp.project import Project
+from ai_eval_lsp.server import names
+from ai_eval_lsp.server.session import Folder, OpenDocument, uri_of
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.server.server import AiEvalServer
+
+
+class NotApplicable(JsonRpcInvalidParams):
+    """The request names nothing this server can act on: answered -32602 with the reason."""
+
+
+async def current(server: AiEvalServer, uri: str) -> OpenDocument | None:
+    """An open rubric or cases file with the analysis of its text as it is now; None otherwise."""
+    document = await server.scheduler.current(uri)
+    if document is None or document.role is None or document.analysis is None:
+        return None
+    return document
+
+
+def project_of(document: OpenDocument) -> Project:
+    project = document.folder.project
+    assert project is not None, "a document is analysed only once its project is loaded"
+    return project
+
+
+# --- positions -----------------------------------------------------------------------------------
+
+
+def to_range(server: AiEvalServer, document: OpenDocument, span: Span) -> types.Range:
+    """A span of an open document as an LSP range in the client's encoding."""
+    lines, encoding = document.lines, server.encoding
+    start = lines.to_client(span.start.line, span.start.column, encoding)
+    end = lines.to_client(span.end.line, span.end.column, encoding)
+    return types.Range(types.Position(*start), types.Position(*end))
+
+
+def from_position(server: AiEvalServer, document: OpenDocument, position: types.Position) -> tuple[int, int]:
+    """An LSP position as (line, code-point column) of the document."""
+    return document.lines.from_client(position.line, position.character, server.encoding)
+
+
+def at_position(server: AiEvalServer, document: OpenDocument, position: types.Position) -> At | None:
+    """The key or value under the cursor."""
+    root = document.analysis.root if document.analysis else None
+    if root is None:
+        return None
+    return locate(root, *from_position(server, document, position))
+
+
+def location(server: AiEvalServer, folder: Folder, relative: str, span: Span) -> types.Location:
+    """A place in any file of a folder: an open document's own text, else the file's summary."""
+    path = folder.root / relative
+    document = server.session.document_at(path)
+    if document is not None:
+        return types.Location(document.uri, to_range(server, document, span))
+    uri = uri_of(path)
+    summary = folder.index.summary(relative)
+    lines = summary.lines if summary is not None else {}
+    encoding = server.encoding
+
+    def converted(line: int, column: int) -> types.Position:
+        text = lines.get(line)
+        return types.Position(line, units(text[:column], encoding) if text is not None else column)
+
+    return types.Location(
+        uri,
+        types.Range(converted(span.start.line, span.start.column), converted(span.end.line, span.end.column)),
+    )
+
+
+# --- diagnostics ---------------------------------------------------------------------------------
+
+
+def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diagnostic]:
+    """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
+    return [diagnostic(server, document, problem) for problem in server.session.problems(document)]
+
+
+def diagnostic(server: AiEvalServer, document: OpenDocument, problem: Problem) -> types.Diagnostic:
+    related = [
+        types.DiagnosticRelatedInformation(
+            location(server, document.folder, other.path, other.span), other.message
+        )
+        for other in problem.related
+    ]
+    return types.Diagnostic(
+        range=to_range(server, document, problem.span),
+        message=problem.message,
+        severity=types.DiagnosticSeverity(int(problem.severity)),
+        code=problem.code,
+        source=names.SOURCE,
+        data=problem.data or None,
+        related_information=related or None,
+    )
+
+
+# --- kinds and schema ----------------------------------------------------------------------------
+
+
+def kind_text(project: Project, kind: str) -> str | None:
+    """A kind's title, description, origin and whether the runtime executes it."""
+    registry = project.registry
+    origin = registry.combined.origins.get(kind)
+    if origin is None:
+        return None
+    definition = registry.combined.definition(kind)
+    runner, _ = registry.dispatch({"kind": kind})
+    runs = (
+        f"executed at run time by {runner}"
+        if runner
+        else "not executed at run time: checks of this kind are skipped"
+    )
+    description = str(definition.get("description", ""))
+    return f"**{definition.get('title', kind)}** (`{kind}`)\n\n{description}\n\nFrom {origin}; {runs}."
+
+
+def in_check(path: tuple[str | int, ...]) -> bool:
+    return len(path) >= 2 and path[0] == "checks" and isinstance(path[1], int)
+
+
+def field_schema(
+    project: Project, document: OpenDocument, path: tuple[str | int, ...], kind: Any
+) -> dict[str, Any]:
+    """The schema annotations of the field at `path`; inside a check, by that check's `kind`."""
+    if document.role == "cases":
+        return project.rules.cases_validator.annotations("", path)
+    validator = project.rules.validator
+    if len(path) >= 3 and in_check(path):
+        return (
+            validator.annotations(kind, path[2:]) if isinstance(kind, str) and kind in validator.kinds else {}
+        )
+    return validator.annotations("", path)
+
+
+def check_kind(root: Node, path: tuple[str | int, ...]) -> Any:
+    """The `kind` of the check a path leads into, if it does."""
+    check = root.at(path[:2]) if in_check(path) else None
+    return check.value.get("kind") if check is not None and isinstance(check.value, dict) else None
+
+
+# --- rubrics and cases files ---------------------------------------------------------------------
+
+
+def rubric_of(analysis: Analysis) -> LoadedRubric:
+    """The rubric a document holds, as the editor has it now."""
+    root = analysis.root
+    summary = analysis.summary
+    if root is None or not isinstance(root.value, dict) or not isinstance(summary, RubricSummary):
+        raise NotApplicable(f"{analysis.path} is not a rubric file")
+    if summary.id is None:
+        raise NotApplicable(f"{analysis.path}: the rubric has no `id`")
+    return LoadedRubric(summary.id, summary.version, root.value)
+
+
+def cases_running(folder: Folder, rubric: RubricSummary) -> list[CasesSummary]:
+    """The cases files of a folder that run a rubric."""
+    return folder.index.cases.running(rubric, folder.index.rubrics)
+
+
+def checks_of(document: OpenDocument) -> list[Node]:
+    """The check nodes of a rubric document's last analysis."""
+    root = document.analysis.root if document.analysis else None
+    checks = root.at(("checks",)) if root is not None else None
+    return list(checks.items or []) if checks is not None else []
+
+
+def own_summary(document: OpenDocument) -> RubricSummary | None:
+    summary = document.analysis.summary if document.analysis else None
+    return summary if isinstance(summary, RubricSummary) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A place that names a rubric: its `id`, a composite `rubric:` or a cases file's `rubric:`."""
+
+    path: str
+    span: Span
+    text: str
+
+
+def mentions(folder: Folder, target: RubricSummary) -> list[Mention]:
+    """Every place of a folder that names `target`: its id and every reference resolving to it."""
+    rubrics = folder.index.rubrics
+    found = [Mention(target.path, target.id_span, str(target.id))] if target.id_span else []
+    for summary in rubrics.by_path.values():
+        for ref in summary.composites:
+            if rubrics.resolve(ref.ref) == target:
+                found.append(Mention(summary.path, ref.span, ref.ref))
+    for cases in cases_running(folder, target):
+        if cases.rubric is not None and cases.rubric_span is not None:
+            found.append(Mention(cases.path, cases.rubric_span, cases.rubric))
+    return found
+
+
+def rubric_named_at(
+    server: AiEvalServer, document: OpenDocument, position: types.Position
+) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
+    """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
+    at = at_position(server, document, position)
+    if at is None:
+        return None, ()
+    if at.on_key or not isinstance(at.node.value, str):
+        return None, at.path
+    rubrics = document.folder.index.rubrics
+    if at.path and at.path[-1] == "rubric":
+        return rubrics.resolve(at.node.value), at.path
+    if at.path == ("id",):
+        return own_summary(document), at.path
+    return None, at.path

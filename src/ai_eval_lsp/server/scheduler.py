@@ -1,0 +1,111 @@
+"""Analyses open documents off the event loop: after an edit, once the debounce has passed; at once
+when a request needs the document as it is now. One analysis runs per document at a time; the
+loop commits each result through the session, then publishes what changed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+from ai_eval_lsp.core.analysis import Analysis, analyse
+from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
+
+log = logging.getLogger(__name__)
+
+
+def analyse_snapshot(snapshot: Snapshot) -> Analysis:
+    """The worker threads' whole job: a pure function of the snapshot."""
+    return analyse(snapshot.role, snapshot.relative, snapshot.text, snapshot.rules)
+
+
+class Scheduler:
+    def __init__(self, session: Session, published: Callable[[OpenDocument, bool], None]) -> None:
+        """`published(document, others_changed)` is called on the loop after each commit."""
+        self.session = session
+        self.published = published
+        # Two threads: a slow document (a 10 MB rubric) does not hold up the others.
+        self.pool = ThreadPoolExecutor(2, thread_name_prefix="ai-eval analysis")
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.running: dict[str, int] = {}
+        self.waiting: dict[str, list[asyncio.Future[None]]] = {}
+
+    def edited(self, uri: str, delay: float) -> None:
+        """Analyse a document `delay` seconds from now, unless it is edited again first."""
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.timers[uri] = asyncio.get_running_loop().call_later(delay, self.start, uri)
+
+    def start(self, uri: str) -> None:
+        """Analyse the document's current version now, unless it is being analysed already (then
+        the version after is started when that one is done)."""
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        document = self.session.documents.get(uri)
+        if document is None or uri in self.running:
+            return
+        if document.current or document.role is None:
+            self._wake(uri)
+            return
+        snapshot = self.session.snapshot(document)
+        if snapshot is None:
+            return  # its folder's project is still loading: `restart` runs it once loaded
+        self.running[uri] = snapshot.version
+        future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
+        future.add_done_callback(partial(self._done, snapshot))
+
+    def restart(self, uris: list[str]) -> None:
+        """Analyse documents again (their project changed), now."""
+        for uri in uris:
+            self.start(uri)
+
+    def _done(self, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
+        uri = snapshot.uri
+        self.running.pop(uri, None)
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            log.error("analysing %s failed", uri, exc_info=error)
+            self._wake(uri, error)
+            return
+        others_changed = self.session.commit(snapshot, future.result())
+        document = self.session.documents.get(uri)
+        if document is None:
+            return
+        self.published(document, others_changed)
+        if document.current:
+            self._wake(uri)
+        elif uri in self.waiting and uri not in self.timers:
+            self.start(uri)  # edited meanwhile, and a request is waiting for the new version
+
+    def _wake(self, uri: str, error: BaseException | None = None) -> None:
+        for waiter in self.waiting.pop(uri, []):
+            if not waiter.done():
+                if error is None:
+                    waiter.set_result(None)
+                else:
+                    waiter.set_exception(error)
+
+    async def current(self, uri: str) -> OpenDocument | None:
+        """The document with the analysis of its text as it is now, analysing it now if needed:
+        what every request works on. None when it is not open."""
+        document = self.session.documents.get(uri)
+        while document is not None and document.role is not None and not document.current:
+            await document.folder.ready.wait()
+            waiter = asyncio.get_running_loop().create_future()
+            self.waiting.setdefault(uri, []).append(waiter)
+            self.start(uri)
+            await waiter
+            document = self.session.documents.get(uri)
+        return document
+
+    def forget(self, uri: str) -> None:
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self._wake(uri)
