@@ -1,0 +1,631 @@
+"""The PHP worker: runs a Drupal codebase's check executors for the runs a user asks for (SPEC 4).
+
+One `PhpWorker` serves a whole run: it starts one PHP process at its first call, reuses it for
+every later call, and stops it at `close()` (it is a context manager). Calls are
+`applies(class, arguments, check)` and `execute(class, arguments, check, response, context)`,
+where `arguments` is the service's services.yml `arguments:` list (or map of `$name` keys).
+
+**The process.** `php.command` (default `php`) plus `-r <loader>`: the bootstrap travels as code,
+never as a host file path, so a wrapper that runs PHP elsewhere (`ddev exec php`) works. The
+loader contains no `$`, backtick, backslash or double quote, so it survives a wrapper that joins
+its arguments into a `bash -c` line the way `ddev exec` does without `--raw`. The working directory
+is the Drupal project folder, and every codebase path is passed relative to it, so the same
+paths hold in a container as long as the wrapper runs PHP in the project folder there. A ddev
+project may set `working_dir` to its web root (Drupal CMS does), so the robust command is
+`ddev exec --dir /var/www/html php`. The process gets its own process group; a timed-out or
+stuck worker is killed as a group, so a wrapper's children die with it. A PHP inside a container
+is out of reach of that signal: there the worker's own CPU-time limit (`runTimeoutSeconds` + 1)
+ends a busy loop, and the closed pipe ends it when it next writes. POSIX only.
+
+**The wire.** JSON lines on the process's stdin and stdout. PHP writes each of its messages
+after a `\\x02` byte: whatever an executor writes to STDOUT itself (around PHP's output buffer) is
+logged and skipped. PHP to Python:
+
+- `{"php": "8.2.1", "id": 80201, "pid": 42}` first, from the loader (the version check);
+- `{"ready": true}` after the `init` request, or `{"ready": false, "error": ...}`;
+- `{"call": "chrf", "hypothesis": h, "references": [r...]}` and
+  `{"call": "resolve", "path": p, "question": q}`: a bridged service asks Python, which answers
+  `{"result": ...}` or `{"error": ...}` before PHP goes on;
+- the answer to request `id`: `{"id", "applies": bool}`, `{"id", "outcome": {checkId, kind,
+  score, passed, reason}}` or `{"id", "error": reason}`, plus `"output"` (what the executor
+  printed) and `"exited": true` when the executor ended the process (fatal error, `exit()`).
+
+Python to PHP: `{"op": "init", "psr4": {prefix: folder}, "composerAutoload": path|null,
+"timeLimit": s}` once, then `{"id", "op": "applies"|"execute", "class", "arguments", "check"
+[, "response", "context"]}`.
+
+**Decisions where SPEC 4 is silent.**
+
+- A PHP exception, fatal error, `exit()`, wrong return type, missing class or class without
+  `CheckExecutorInterface` fails the check (`execute`) or raises `PhpCallFailed` (`applies`)
+  with the cause; `applies()` is read as PHP's truthiness, as `if ($executor->applies($check))`.
+- `NotRunnable` (never a failure) covers the two skips: `PhpUnavailable` (no PHP, PHP older than
+  8.1, a wrapper that does not start PHP, composer's autoloader failing) and `NeedsDrupal` (an
+  argument only a site has). Unavailability is remembered for the life of the worker: a run does
+  not retry a missing PHP for every check.
+- A constructor may type a bridged service with ai_eval's own class or interface: the worker
+  generates a subclass or implementation of it whose bridged method calls Python and whose other
+  methods fail as missing bridge methods. With no ai_eval in the codebase, a missing
+  `Drupal\\ai_eval\\` type so named is declared as an empty interface.
+- ai_eval's own `CheckOutcome` (when its `src/` is among the modules) is read by reflection:
+  properties named checkId/check_id/id, kind, score, passed/pass and reason, else the first five
+  in declaration order.
+- An unlimited `memory_limit` (the CLI default) becomes 512M in the worker; a call's time counts
+  everything from sending the request to the answer, Python's chrF included; starting PHP has
+  its own bound (`start_timeout`, 30 s), since a wrapper such as ddev may take seconds.
+- Symfony's escapes hold in arguments: `@@x` is the string `@x`, `%%` is `%`; `@?id` is NULL
+  unless it names a bridged service, and `@!id` counts as `@id`. A map of `$name` keys passes
+  named arguments. One instance per class and arguments lives as long as its process.
+- What an executor prints (echo, STDERR, STDOUT written directly) goes to this module's logger
+  at INFO, never into a result.
+- `close()` from another thread kills the process at once: the call in progress fails with
+  "the PHP worker was closed ...", and later calls raise `RuntimeError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import json
+import logging
+import math
+import os
+import re
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ai_eval_lsp.api import CheckOutcome, Services
+
+__all__ = [
+    "BRIDGED_SERVICES",
+    "NeedsDrupal",
+    "NotRunnable",
+    "PhpCallFailed",
+    "PhpUnavailable",
+    "PhpWorker",
+    "unrunnable_reason",
+]
+
+_LOG = logging.getLogger(__name__)
+
+BRIDGED_SERVICES = ("ai_eval.chrf_scorer", "ai_eval.check_template_resolver")
+"""The services PHP executors receive as objects that call back to Python."""
+
+MINIMUM_PHP = 80100
+_MARK = b"\x02"
+_READ_SIZE = 1 << 16
+_TAIL_LINES = 20
+_STOP_GRACE_SECONDS = 2.0
+_PARAMETER = re.compile(r"%[^%\s]+%")
+
+
+class NotRunnable(Exception):
+    """A PHP executor cannot run in the editor: its checks are skipped with this cause."""
+
+
+class PhpUnavailable(NotRunnable):
+    """No usable PHP: the command is missing, does not start PHP, or runs PHP older than 8.1."""
+
+
+class NeedsDrupal(NotRunnable):
+    """The executor's constructor needs a service or parameter that only a running site has."""
+
+
+class PhpCallFailed(Exception):
+    """`applies()` gave no answer: it threw, timed out, or the class cannot be used."""
+
+
+def unrunnable_reason(arguments: Any) -> str | None:
+    """Why an executor with these services.yml `arguments` cannot run in the editor, or None.
+
+    Pure (starts no PHP): "needs the Drupal service `@entity_type.manager`".
+    """
+    services: list[str] = []
+    parameters: list[str] = []
+    others: list[str] = []
+    for value in _leaves(arguments):
+        if isinstance(value, str):
+            if value.startswith("@") and not value.startswith("@@"):
+                optional = value.startswith("@?")
+                service = value[1:].lstrip("?!")
+                if service not in BRIDGED_SERVICES and not optional:
+                    services.append(f"`@{service}`")
+            else:
+                parameters += [f"`{name}`" for name in _PARAMETER.findall(value.replace("%%", ""))]
+        elif value is not None and not isinstance(value, bool | int | float):
+            others.append(f"`{value!r}`")
+    needs = [
+        need for need in (_needs("Drupal service", services), _needs("Drupal parameter", parameters)) if need
+    ]
+    reasons = ["needs " + " and ".join(needs)] if needs else []
+    if others:
+        reasons.append(f"has a constructor argument the editor cannot build: {', '.join(others)}")
+    return "; ".join(reasons) or None
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _needs(what: str, names: list[str]) -> str:
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        return ""
+    return f"the {what}{'s' if len(unique) > 1 else ''} {', '.join(unique)}"
+
+
+@functools.cache
+def _loader() -> str:
+    """The `-r` code: it reports the PHP version, then evaluates worker.php on PHP 8.1+.
+
+    Written without `$`, backticks, backslashes or double quotes (chr(34) is the quote), so
+    that a wrapper passing it through `bash -c "..."` leaves it as it is.
+    """
+    source = resources.files("ai_eval_lsp.drupal").joinpath("php/worker.php").read_text("utf-8")
+    # Only the tag goes: eval()'d line numbers stay worker.php's.
+    code = base64.b64encode(source.removeprefix("<?php").encode("utf-8")).decode("ascii")
+    hello = "sprintf(strtr('{QphpQ:Q%sQ,QidQ:%d,QpidQ:%d}', 'Q', chr(34)), PHP_VERSION, PHP_VERSION_ID, getmypid())"
+    return (
+        f"fwrite(STDOUT, chr(2) . {hello} . chr(10)); "
+        f"if (PHP_VERSION_ID >= {MINIMUM_PHP}) {{ eval(base64_decode('{code}')); }}"
+    )
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Exited(Exception):
+    """The process closed its stdout: it ended, or is ending."""
+
+
+class _Garbled(Exception):
+    """The process sent something that is not a protocol message; it cannot be trusted further."""
+
+
+class _Process:
+    """One PHP process and its pipes, read and written with deadlines, never blocking forever."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        assert popen.stdin and popen.stdout and popen.stderr
+        self.popen = popen
+        self.php_pid: int | None = None
+        self._stdin = popen.stdin.fileno()
+        os.set_blocking(self._stdin, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(popen.stdout.fileno(), selectors.EVENT_READ, "stdout")
+        self._selector.register(popen.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        self._stdout_open = True
+        self._partial = {"stdout": bytearray(), "stderr": bytearray()}
+        self._messages: deque[bytes] = deque()
+        self.tail: deque[str] = deque(maxlen=_TAIL_LINES)
+        """The last lines written outside the protocol (stderr, stray stdout): a failure's cause."""
+        # Kills the group if the worker is dropped without close(), and at interpreter exit.
+        self._finalizer = weakref.finalize(self, _kill_group, popen)
+
+    def send(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        self._selector.register(self._stdin, selectors.EVENT_WRITE, "stdin")
+        try:
+            while view:
+                for key, _ in self._wait(deadline):
+                    if key.data != "stdin":
+                        self._read(key)
+                        continue
+                    try:
+                        written = os.write(self._stdin, view[:_READ_SIZE])
+                    except BlockingIOError:
+                        continue
+                    except (BrokenPipeError, ConnectionResetError):
+                        raise _Exited from None
+                    view = view[written:]
+                if not self._stdout_open:
+                    raise _Exited
+        finally:
+            self._selector.unregister(self._stdin)
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        while not self._messages:
+            if not self._stdout_open:
+                raise _Exited
+            for key, _ in self._wait(deadline):
+                self._read(key)
+        line = self._messages.popleft()
+        try:
+            message = json.loads(line)
+        except ValueError as err:
+            raise _Garbled(f"a line that is not JSON ({err}): {line[:200]!r}") from None
+        if not isinstance(message, dict):
+            raise _Garbled(f"{line[:200]!r}, not a JSON object")
+        return message
+
+    def stop(self) -> int:
+        """Ends the process: EOF on stdin first, so PHP (and a container's PHP) can finish;
+        then the whole group is killed, before the leader is reaped so its group id cannot
+        have been reused. Returns the exit status."""
+        assert self.popen.stdin is not None
+        self.popen.stdin.close()
+        deadline = time.monotonic() + _STOP_GRACE_SECONDS
+        try:
+            while self._stdout_open:
+                for key, _ in self._wait(deadline):
+                    self._read(key)
+        except _Timeout:
+            pass
+        return self.kill()
+
+    def kill(self) -> int:
+        """Kills the whole process group at once and reaps the leader; returns its exit status."""
+        self._finalizer.detach()
+        _kill_group(self.popen)
+        self._selector.close()
+        for pipe in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if pipe is not None:
+                pipe.close()
+        status = self.popen.returncode
+        return -signal.SIGKILL if status is None else status
+
+    def _wait(self, deadline: float) -> list[tuple[selectors.SelectorKey, int]]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Timeout
+        return self._selector.select(remaining)
+
+    def _read(self, key: selectors.SelectorKey) -> None:
+        chunk = os.read(key.fd, _READ_SIZE)
+        stream: str = key.data
+        if not chunk:
+            self._selector.unregister(key.fd)
+            if stream == "stdout":
+                self._stdout_open = False
+            return
+        partial = self._partial[stream]
+        partial += chunk
+        if b"\n" not in chunk:
+            return
+        *lines, rest = partial.split(b"\n")
+        self._partial[stream] = bytearray(rest)
+        for line in lines:
+            stray, mark, message = line.rpartition(_MARK) if stream == "stdout" else (line, b"", b"")
+            if mark:
+                self._messages.append(bytes(message))
+            if stray:
+                text = stray[:2000].decode("utf-8", "replace")
+                self.tail.append(text)
+                _LOG.info("PHP %s: %s", "stderr" if stream == "stderr" else "stdout (not protocol)", text)
+
+
+def _kill_group(popen: subprocess.Popen[bytes]) -> None:
+    if popen.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+        try:
+            popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # uninterruptible sleep; the kernel reaps it later
+            _LOG.warning("PHP worker %d did not die within 5 s of SIGKILL", popen.pid)
+
+
+class PhpWorker:
+    """A PHP process that runs a Drupal codebase's check executors, started at the first call.
+
+    `project_root` is the Drupal project folder: the worker's working directory, and the folder
+    that the PSR-4 folders (`{"Drupal\\\\my_module\\\\": "web/modules/custom/my_module/src"}`) and
+    `composer_autoload` are relative to (absolute paths are made relative to it). Thread-safe:
+    calls from several threads take turns; `close()` from another thread ends a call in progress.
+    """
+
+    def __init__(
+        self,
+        project_root: str | os.PathLike[str],
+        psr4: Mapping[str, str | os.PathLike[str]],
+        *,
+        command: Sequence[str] = ("php",),
+        timeout: float = 10.0,
+        services: Services | None = None,
+        composer_autoload: str | os.PathLike[str] | None = None,
+        start_timeout: float = 30.0,
+    ) -> None:
+        if not command:
+            raise ValueError("the PHP command is empty")
+        self._root = Path(project_root)
+        self._psr4 = {prefix: self._relative(folder) for prefix, folder in psr4.items()}
+        self._composer_autoload = None if composer_autoload is None else self._relative(composer_autoload)
+        self._command = tuple(command)
+        self._timeout = timeout
+        self._start_timeout = start_timeout
+        self._services = services or Services()
+        self._lock = threading.Lock()
+        self._process: _Process | None = None
+        self._unavailable: PhpUnavailable | None = None
+        self._closed = False
+        self._request_id = 0
+        self.php_version: str | None = None
+
+    def __enter__(self) -> PhpWorker:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The id of the process started from `command` (a wrapper's, when there is one)."""
+        process = self._process
+        return process.popen.pid if process else None
+
+    @property
+    def php_pid(self) -> int | None:
+        """The id PHP reports for itself: a wrapper's child, or a process in a container."""
+        process = self._process
+        return process.php_pid if process else None
+
+    def applies(self, class_name: str, arguments: Any, check: Mapping[str, Any]) -> bool:
+        """Whether the executor claims the check.
+
+        Raises `NotRunnable` (skip) or `PhpCallFailed` (the cause, when PHP gave no answer).
+        """
+        where = f"`{class_name}::applies()`"
+        request = {"op": "applies", "class": class_name, "arguments": arguments, "check": check}
+        try:
+            answer = self._call(request, where)
+        except _CallFailed as failed:
+            raise PhpCallFailed(str(failed)) from None
+        if "error" in answer:
+            raise PhpCallFailed(str(answer["error"]))
+        return bool(answer.get("applies"))
+
+    def execute(
+        self,
+        class_name: str,
+        arguments: Any,
+        check: Mapping[str, Any],
+        response: str,
+        context: Mapping[str, Any],
+    ) -> CheckOutcome:
+        """The executor's outcome; any failure (exception, fatal error, timeout, wrong return
+        type, missing class) is a failed outcome with the cause. Raises `NotRunnable` (skip)."""
+        where = f"`{class_name}::execute()`"
+        request = {
+            "op": "execute",
+            "class": class_name,
+            "arguments": arguments,
+            "check": check,
+            "response": response,
+            "context": context,
+        }
+        try:
+            answer = self._call(request, where)
+        except _CallFailed as failed:
+            return _failed(check, str(failed))
+        if "error" in answer:
+            return _failed(check, str(answer["error"]))
+        return _outcome(answer.get("outcome"), check, where)
+
+    def close(self) -> None:
+        """Stops the process, if any; a call in progress on another thread fails at once."""
+        self._closed = True
+        if not self._lock.acquire(blocking=False):
+            process = self._process
+            if process is not None:
+                _kill_group(process.popen)
+            self._lock.acquire()
+        try:
+            if self._process is not None:
+                self._process.stop()
+                self._process = None
+        finally:
+            self._lock.release()
+
+    def _call(self, request: dict[str, Any], where: str) -> dict[str, Any]:
+        """PHP's answer to one request. Raises `_CallFailed` when there is none."""
+        reason = unrunnable_reason(request["arguments"])
+        if reason:
+            raise NeedsDrupal(reason)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this PHP worker is closed")
+            process = self._process or self._start()
+            if self._closed:  # closed from another thread while PHP was starting
+                raise _CallFailed(f"the PHP worker was closed before {where} ran")
+            self._request_id += 1
+            request_id = request["id"] = self._request_id
+            try:
+                payload = json.dumps(request, allow_nan=False, separators=(",", ":")) + "\n"
+            except (TypeError, ValueError, RecursionError) as err:
+                raise _CallFailed(
+                    f"{where} cannot be called: its input cannot be sent as JSON ({err})"
+                ) from None
+            deadline = time.monotonic() + self._timeout
+            try:
+                process.send(payload.encode("ascii"), deadline)
+                while True:
+                    message = process.receive(deadline)
+                    if "call" in message:
+                        process.send(self._answer(message), deadline)
+                        continue
+                    if message.get("id") not in (request_id, None):
+                        raise _Garbled(f"the answer to request {message.get('id')!r}, not to {request_id}")
+                    break
+            except _Timeout:
+                self._discard()
+                raise _CallFailed(
+                    f"{where} did not finish within {self._timeout:g} s (runTimeoutSeconds); "
+                    "the PHP worker was stopped and the next check starts a new one"
+                ) from None
+            except _Exited:
+                status = self._discard()
+                if self._closed:
+                    raise _CallFailed(f"the PHP worker was closed while {where} ran") from None
+                cause = _tail_summary(process)
+                raise _CallFailed(
+                    f"the PHP worker exited with status {status} while {where} ran"
+                    f"{': ' + cause if cause else ''}; the next check starts a new one"
+                ) from None
+            except _Garbled as garbled:
+                self._discard()
+                raise _CallFailed(
+                    f"the PHP worker sent {garbled} while {where} ran; it was stopped and the next "
+                    "check starts a new one"
+                ) from None
+            if message.get("output"):
+                _LOG.info("%s printed (kept out of the protocol): %s", where, str(message["output"])[:2000])
+            if message.get("exited"):
+                self._process = None
+                process.stop()
+            return message
+
+    def _start(self) -> _Process:
+        if self._unavailable is not None:
+            raise self._unavailable
+        try:
+            process = self._spawn()
+        except PhpUnavailable as unavailable:
+            self._unavailable = unavailable
+            raise
+        self._process = process
+        return process
+
+    def _spawn(self) -> _Process:
+        shown = shlex.join(self._command)
+        started = time.monotonic()
+        try:
+            popen = subprocess.Popen(
+                [*self._command, "-r", _loader()],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self._root,
+                start_new_session=True,
+            )
+        except FileNotFoundError as err:
+            if err.filename is not None and Path(err.filename) == self._root:
+                raise PhpUnavailable(f"the Drupal project folder `{self._root}` does not exist") from None
+            program = self._command[0]
+            where = "does not exist" if os.sep in program else "is not on PATH"
+            raise PhpUnavailable(f"no PHP found: `{program}` {where} (set aiEval.php.command)") from None
+        except OSError as err:
+            raise PhpUnavailable(
+                f"`{shown}` cannot be started: {err.strerror} (set aiEval.php.command)"
+            ) from None
+        process = _Process(popen)
+        deadline = started + self._start_timeout
+        try:
+            hello = process.receive(deadline)
+            version, version_id = str(hello.get("php")), hello.get("id")
+            if not isinstance(version_id, int):
+                raise _Garbled(f"{hello!r}, not a PHP version")
+            if version_id < MINIMUM_PHP:
+                process.stop()
+                raise PhpUnavailable(
+                    f"`{shown}` runs PHP {version}; PHP executors need PHP 8.1 or later (set aiEval.php.command)"
+                )
+            process.php_pid = hello.get("pid") if isinstance(hello.get("pid"), int) else None
+            config = {
+                "op": "init",
+                "psr4": self._psr4,
+                "composerAutoload": self._composer_autoload,
+                "timeLimit": math.ceil(self._timeout) + 1,
+            }
+            process.send((json.dumps(config) + "\n").encode("ascii"), deadline)
+            ready = process.receive(deadline)
+        except _Timeout:
+            process.kill()
+            raise PhpUnavailable(
+                f"`{shown}` did not start a PHP worker within {self._start_timeout:g} s"
+            ) from None
+        except _Exited:
+            status = process.stop()
+            cause = _tail_summary(process) or "no output"
+            raise PhpUnavailable(
+                f"`{shown}` did not start a PHP worker (exit status {status}): {cause} (set aiEval.php.command)"
+            ) from None
+        except _Garbled as garbled:
+            process.kill()
+            raise PhpUnavailable(
+                f"`{shown}` did not start a PHP worker: it sent {garbled} (set aiEval.php.command)"
+            ) from None
+        if not ready.get("ready"):
+            process.stop()
+            raise PhpUnavailable(f"the PHP worker could not start: {ready.get('error')}")
+        self.php_version = version
+        _LOG.info(
+            "PHP worker started: `%s`, PHP %s, pid %s, in %.0f ms",
+            shown,
+            version,
+            popen.pid,
+            (time.monotonic() - started) * 1000,
+        )
+        return process
+
+    def _answer(self, message: Mapping[str, Any]) -> bytes:
+        """Python's answer for a bridged service."""
+        try:
+            if message["call"] == "chrf":
+                references = message["references"]
+                hypothesis = message["hypothesis"]
+                result: Any = max((self._services.chrf(hypothesis, ref) for ref in references), default=0.0)
+            elif message["call"] == "resolve":
+                result = self._services.resolve(message["path"], message["question"])
+            else:
+                raise ValueError(f"no bridged service answers {message['call']!r}")
+            answer = {"result": result}
+        except Exception as err:  # reported to the executor, which fails its check
+            answer = {"error": f"{type(err).__name__}: {err}"}
+        return (json.dumps(answer) + "\n").encode("ascii")
+
+    def _discard(self) -> int:
+        """Kills the current process after a failed call; the next call starts a new one."""
+        process, self._process = self._process, None
+        return process.kill() if process else 0
+
+    def _relative(self, path: str | os.PathLike[str]) -> str:
+        if not os.path.isabs(path):
+            return Path(path).as_posix()
+        return Path(os.path.relpath(path, self._root)).as_posix()
+
+
+class _CallFailed(Exception):
+    """A call got no answer from PHP; the message is the check's reason."""
+
+
+def _tail_summary(process: _Process) -> str:
+    return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
+
+
+def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
+    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind", "")), 0.0, False, reason)
+
+
+def _outcome(data: Any, check: Mapping[str, Any], where: str) -> CheckOutcome:
+    if isinstance(data, dict):
+        check_id, kind, score, passed, reason = (
+            data.get(field) for field in ("checkId", "kind", "score", "passed", "reason")
+        )
+        if (
+            isinstance(check_id, str)
+            and isinstance(kind, str)
+            and isinstance(score, int | float)
+            and not isinstance(score, bool)
+            and isinstance(passed, bool)
+            and isinstance(reason, str)
+        ):
+            return CheckOutcome(check_id, kind, score, passed, reason)
+    return _failed(check, f"the PHP worker answered {where} with a malformed outcome: {data!r}")
