@@ -1,5 +1,6 @@
-"""The VS Code extension: its own logic under node's test runner, and the packaged .vsix in the
-real editor (code-server in headless Chromium). A missing toolchain is a failure, not a skip."""
+"""The VS Code extension: its own logic under node's test runner, and the packaged .vsix (with its
+bundled server) in the real editor (code-server in headless Chromium). One end-to-end run serves
+every test below; each checks one thing a user sees. A missing toolchain is a failure, not a skip."""
 
 from __future__ import annotations
 
@@ -8,32 +9,82 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 EXTENSION = Path(__file__).resolve().parent.parent / "vscode-extension"
+ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
 
 
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 11" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 34" in result.stdout
 
 
-def test_the_extension_in_code_server(tmp_path: Path) -> None:
-    artifacts = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
-    env = {**os.environ, "AI_EVAL_PYTHON": sys.executable, "AI_EVAL_E2E_ARTIFACTS": str(artifacts)}
+@pytest.fixture(scope="module")
+def e2e() -> dict[str, Any]:
+    env = {**os.environ, "AI_EVAL_PYTHON": sys.executable, "AI_EVAL_E2E_ARTIFACTS": str(ARTIFACTS)}
     process = subprocess.run(
         ["node", "scripts/e2e.mjs"], cwd=EXTENSION, env=env, capture_output=True, text=True, timeout=600
     )
-    result = json.loads(process.stdout.strip().splitlines()[-1])
-    assert result["ok"], (result.get("error"), result.get("serverLog"))
-    problems = "\n".join(result["problems"])
+    lines = process.stdout.strip().splitlines()
+    assert lines, process.stderr[-3000:]
+    result: dict[str, Any] = json.loads(lines[-1])
+    assert "error" not in result, (result["error"], result.get("serverLog"))
+    return result
+
+
+def expectation(result: dict[str, Any], name: str) -> None:
+    record = result["expectations"][name]
+    assert record["ok"], (record.get("error"), result.get("serverLog"))
+
+
+def screenshot(name: str) -> None:
+    assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+def test_problems_status_completion_and_a_run(e2e: dict[str, Any]) -> None:
+    for name in ("problems", "completion", "runComplete"):
+        expectation(e2e, name)
+    problems = "\n".join(e2e["problems"])
     assert "regex check: `patern` is not a field of regex" in problems
     assert "word_count" not in problems  # the plugin's kind is accepted
-    assert "AI Eval: 16 kinds, 2 from plugins" in result["status"]
-    assert any(label.startswith("word_count") for label in result["completion"]), result["completion"]
-    complete = [n for n in result["notifications"] if n.startswith("AI Eval run complete: support_tone")]
+    assert "AI Eval: 16 kinds, 2 from plugins" in e2e["status"]
+    assert any(label.startswith("word_count") for label in e2e["completion"]), e2e["completion"]
+    complete = [n for n in e2e["notifications"] if n.startswith("AI Eval run complete: support_tone")]
     assert (
         complete and "pass rate 0.50 (95% CI 0.09\u20130.91)" in complete[0] and "gate passed" in complete[0]
-    ), result["notifications"]
-    for screenshot in ("problems.png", "completion.png", "run-complete.png"):
-        assert (artifacts / screenshot).stat().st_size > 10_000
+    ), e2e["notifications"]
+    for name in ("problems.png", "completion.png", "run-complete.png"):
+        screenshot(name)
+
+
+def test_a_rubric_marked_only_by_its_modeline_in_a_nested_folder_is_checked_and_switched(
+    e2e: dict[str, Any],
+) -> None:
+    expectation(e2e, "modelineRubric")  # its diagnostic shows, and it is now "AI Eval YAML"
+    assert any("`lable` is not a field of a rubric" in row for row in e2e["problems"])
+    screenshot("modeline-rubric.png")
+
+
+def test_a_drupal_services_file_gets_nothing(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "servicesYmlLeftAlone")  # still "YAML", and no problem
+    screenshot("services-yml.png")
+
+
+def test_an_interpreter_without_the_server_runs_the_bundled_one(e2e: dict[str, Any]) -> None:
+    assert not e2e["bareHasServer"]
+    expectation(e2e, "bundledServer")  # its diagnostics came, and it said what it did
+    message = e2e["bundledMessage"]
+    assert "/bare/bin/python (setting) has no ai-eval-lsp" in message
+    assert "unpacked the ai-eval-lsp" in message and "Nothing was downloaded" in message
+    screenshot("bundled-server.png")
+    screenshot("bundled-problems.png")
+
+
+def test_a_drupal_modules_php_kind_is_known(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "drupalPhpKind")  # the seed rubric shows no error for `word_count`
+    assert "my_eval_extras" in e2e["drupalHover"]
+    screenshot("drupal-php-kind.png")

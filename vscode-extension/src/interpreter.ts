@@ -1,6 +1,8 @@
 // Which Python runs the server: the `aiEval.interpreter` setting first, then the Python
 // extension's active interpreter, then `python3`. The server must run where the user's check
-// executor plugins are installed, or it cannot see their kinds.
+// executor plugins are installed, or it cannot see their kinds. When that Python lacks
+// ai_eval_lsp, the extension runs its bundled copy with it (bundle.ts), so plugins still load.
+import type { PythonFacts } from "./bundle";
 
 export interface InterpreterChoice {
   python: string;
@@ -22,10 +24,61 @@ export function serverCommand(python: string): { command: string; args: string[]
   return { command: python, args: ["-P", "-m", "ai_eval_lsp", "serve"] };
 }
 
-export function missingServerMessage(choice: InterpreterChoice): string {
+// Run as `python -P -c PROBE`: one line of JSON with what the bundle needs to know, and the
+// version of ai_eval_lsp when that Python can import it (null when it cannot).
+export const PROBE = [
+  "import json, platform, sys",
+  "try:",
+  "    import ai_eval_lsp",
+  "    server = getattr(ai_eval_lsp, '__version__', '')",
+  "except Exception:",
+  "    server = None",
+  "print(json.dumps({'implementation': sys.implementation.name, 'version': list(sys.version_info[:2]),",
+  "    'abiflags': getattr(sys, 'abiflags', ''), 'machine': platform.machine(), 'libc': list(platform.libc_ver()),",
+  "    'server': server}))",
+].join("\n");
+
+export interface Probe extends PythonFacts {
+  server: string | null;
+}
+
+export function parseProbe(stdout: string): Probe {
+  const lines = stdout.trim().split("\n");
+  const facts = JSON.parse(lines[lines.length - 1]) as Probe;
+  if (!Array.isArray(facts.version) || typeof facts.implementation !== "string") {
+    throw new Error(`unexpected answer from the interpreter: ${stdout.trim().slice(0, 200)}`);
+  }
+  return facts;
+}
+
+// The bundled site folder goes first, so its ai_eval_lsp and dependencies win; the user's own
+// PYTHONPATH and site-packages stay after it, so their plugins are still found.
+export function withPythonPath(env: Record<string, string | undefined>, site: string): Record<string, string | undefined> {
+  return { ...env, PYTHONPATH: env.PYTHONPATH ? `${site}:${env.PYTHONPATH}` : site };
+}
+
+const describe = (choice: InterpreterChoice) => `${choice.python} (${choice.source})`;
+
+export function unusableInterpreterMessage(choice: InterpreterChoice, error: string): string {
+  const lines = error.trim().split("\n");
+  const cause = /unknown option:? -P/i.test(error) ? "it is older than Python 3.11 (it does not know -P)" : lines[lines.length - 1];
+  return `AI Eval cannot start the server with ${describe(choice)}: ${cause}. Install Python 3.11 or later, or point the aiEval.interpreter setting at one.`;
+}
+
+export function missingServerMessage(choice: InterpreterChoice, reason?: string): string {
+  const bundle = reason ? `, and the server bundled with this extension cannot run there: ${reason}` : "";
   return (
-    `ai-eval-lsp is not installed for ${choice.python} (${choice.source}). ` +
+    `ai-eval-lsp is not installed for ${describe(choice)}${bundle}. ` +
     `Install it where your ai_eval plugins are: ${choice.python} -m pip install ai-eval-lsp, ` +
     "or point the aiEval.interpreter setting at that environment's Python."
+  );
+}
+
+export function bundledServerMessage(choice: InterpreterChoice, serverVersion: string, python: PythonFacts, site: string): string {
+  return (
+    `AI Eval: ${describe(choice)} has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp ` +
+    `${serverVersion} it bundles for CPython ${python.version.join(".")} into ${site} and runs the server ` +
+    `from there with ${choice.python}; Python plugins installed for ${choice.python} are still loaded. ` +
+    `Nothing was downloaded. To use your own copy instead: ${choice.python} -m pip install ai-eval-lsp.`
   );
 }

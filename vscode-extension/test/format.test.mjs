@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { interval, rowDetails, runSummary, serverSettings, statusText } from "../dist-test/format.mjs";
+import { interval, rowDetails, runSummary, statusText } from "../dist-test/format.mjs";
 
 const row = {
   id: 7, target_id: "support_tone", run_id: 3, timestamp: 1795984870, avg_score: 2.5, pass_rate: 0.5,
@@ -28,11 +28,6 @@ test("the results view shows every field of the row", () => {
   assert.equal(Object.keys(details).length, 15);
   assert.equal(details.config_json, "null");
   assert.equal(details.pass_rate_ci_low, "0.0945");
-});
-
-test("only the server's settings are sent, as set", () => {
-  const values = { runTimeoutSeconds: 20, rubricGlobs: ["evals/**/*.yaml"], interpreter: "/x", unknown: 1 };
-  assert.deepEqual(serverSettings((key) => values[key]), { rubricGlobs: ["evals/**/*.yaml"], runTimeoutSeconds: 20 });
 });
 
 test("the status bar counts the kinds plugins add", () => {
