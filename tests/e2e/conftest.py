@@ -1,4 +1,5 @@
-"""End-to-end: the real server over stdio, driven by pytest-lsp with real editors' capabilities."""
+"""End-to-end: the real server over stdio, driven by pytest-lsp with real editors' capabilities
+and the server's default settings (the 150 ms debounce included)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from e2e.helpers import start
 
 WORKSPACE_TEMPLATE = Path(__file__).parent / "workspace"
+EDITORS = ["visual_studio_code", "neovim"]
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ai_eval_lsp", "serve"])
 
 
 @pytest.fixture(scope="module")
@@ -22,32 +26,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest_lsp.fixture(
-    params=["visual_studio_code", "neovim"],
-    config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "ai_eval_lsp", "serve"],
-        server_env={"AI_EVAL_LSP_DEBOUNCE_MS": "0"},
-    ),
-    scope="module",
-)
+@pytest_lsp.fixture(params=EDITORS, config=SERVER, scope="module")
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-    lsp_client.set_configuration({"runTimeoutSeconds": 5}, section="aiEval")
-    registrations: list[types.Registration] = []
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        # pytest-lsp's client has no handler for this; real editors accept the registration.
-        registrations.extend(params.registrations)
-
-    lsp_client.registrations = registrations  # type: ignore[attr-defined]
-    result = await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities(request.param),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="workspace")],
-            root_uri=workspace.as_uri(),
-        )
-    )
-    lsp_client.workspace_root = workspace  # type: ignore[attr-defined]
-    lsp_client.position_encoding = result.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
-    yield lsp_client
+    yield await start(lsp_client, request.param, [workspace])
     await lsp_client.shutdown_session()

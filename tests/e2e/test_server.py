@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,83 +10,18 @@ from contract import CURSOR_RUBRIC, RESULT_ROW_FIELDS
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from e2e.helpers import (
+    change,
+    completion_labels,
+    current_diagnostics,
+    diagnostics,
+    open_document,
+    pulls,
+    quick_fix,
+    root,
+)
+
 BROKEN = 'id: broken\nversion: "1.0"\nchecks:\n  - {kind: regex, description: "naïve 😀", patern: x}\nscoring: {combine: all_pass}\n'
-
-
-def root(client: LanguageClient) -> Path:
-    return client.workspace_root  # type: ignore[attr-defined,no-any-return]
-
-
-def pulls(client: LanguageClient) -> bool:
-    return bool(client.capabilities.text_document and client.capabilities.text_document.diagnostic)
-
-
-async def open_document(client: LanguageClient, name: str, text: str | None = None) -> str:
-    path = root(client) / name
-    if text is None:
-        text = path.read_text()
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text))
-    )
-    return uri
-
-
-async def current_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    """What the client has for a document now: pulled anew, or the last list pushed."""
-    if pulls(client):
-        report = await client.text_document_diagnostic_async(
-            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
-        )
-        return list(report.items)
-    return list(client.diagnostics.get(uri, []))
-
-
-async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[types.Diagnostic]:
-    """The diagnostics of a document at a version, pulled or waited for as the client works."""
-    if pulls(client):
-        await asyncio.sleep(0.05)
-        return await current_diagnostics(client, uri)
-    for _ in range(200):
-        if uri in client.diagnostics and client.diagnostic_versions.get(uri) == version:  # type: ignore[attr-defined]
-            return await current_diagnostics(client, uri)
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no diagnostics for {uri} version {version}")
-
-
-async def quick_fix(client: LanguageClient, uri: str, problem: types.Diagnostic) -> types.CodeAction:
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
-        )
-    )
-    return next(
-        a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix
-    )
-
-
-async def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version, uri),
-            [types.TextDocumentContentChangeWholeDocument(text)],
-        )
-    )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def record_versions(client: LanguageClient) -> None:
-    """Remember the version each pushed diagnostic list was for."""
-    versions: dict[str, int | None] = {}
-    client.diagnostic_versions = versions  # type: ignore[attr-defined]
-    features = client.protocol.fm.features
-    default = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-    def published(params: types.PublishDiagnosticsParams) -> None:
-        versions[params.uri] = params.version
-        default(params)
-
-    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = published
 
 
 async def test_exact_diagnostics_in_utf16(client: LanguageClient) -> None:
@@ -130,14 +64,6 @@ async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient) -> Non
     fixed = text.replace("1.10", edit.new_text)
     await change(client, uri, 2, fixed)
     assert await diagnostics(client, uri, 2) == []
-
-
-async def completion_labels(client: LanguageClient, uri: str, line: int, character: int) -> list[str]:
-    result = await client.text_document_completion_async(
-        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line, character))
-    )
-    items = result.items if isinstance(result, types.CompletionList) else result or []
-    return [item.label for item in items]
 
 
 @pytest.mark.parametrize(

@@ -179,7 +179,9 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"{path} is not a cases file")
         project = _project(folder)
         token = argument.get("workDoneToken")
-        result = await _run(ls, folder, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o))
+        result = await _run(
+            ls, folder, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o)
+        )
         return {"row": result.row, "verdicts": _verdicts(result)}
 
     @server.command(names.RUN_RUBRIC)

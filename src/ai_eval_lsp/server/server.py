@@ -44,6 +44,9 @@ class AiEvalProtocol(LanguageServerProtocol):
       and friends, so incremental edits would drift. Text sync goes straight to the handlers.
     - pygls files the future of every notification under a fresh id and never lets it go (about
       2 MB per 1,000 edits); a finished handler's future is let go here.
+    - `$/cancelRequest` cancels a request's future, but for requests pygls answers through a
+      builtin step (`workspace/executeCommand`) that is not the handler's task, which ran on; the
+      handler's task is cancelled with it here.
     """
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -70,6 +73,9 @@ class AiEvalProtocol(LanguageServerProtocol):
         future = self._request_futures.get(msg_id)
         if future is not None:
             future.add_done_callback(lambda done: self._let_go(msg_id, done))
+            request = getattr(callback, "keywords", {}).get("result_future")
+            if request is not None:
+                request.add_done_callback(lambda answered: future.cancel() if answered.cancelled() else None)
 
     def _let_go(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
         if self._request_futures.get(msg_id) is future:
