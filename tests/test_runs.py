@@ -229,7 +229,9 @@ def test_a_cancel_that_comes_once_the_row_is_written_is_refused(workspace: Path)
             return super().store()
 
     with pytest.raises(RunCancelled):
-        run_cases(project(workspace), workspace / "t.cases.yaml", RunOptions(cancellation=CancelledWhileWriting()))
+        run_cases(
+            project(workspace), workspace / "t.cases.yaml", RunOptions(cancellation=CancelledWhileWriting())
+        )
     with sqlite3.connect(database) as connection:
         assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (0,)
         assert connection.execute("SELECT count(*) FROM ai_eval_run").fetchone() == (0,)

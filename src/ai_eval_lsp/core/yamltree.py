@@ -24,6 +24,11 @@ Parser = Literal["fast", "reference"]
 MAX_DEPTH = 200
 """Deeper nesting is reported and cut: no rubric needs it, and validators recurse per level."""
 
+REFERENCE_LIMIT = 512 * 1024
+"""Up to this size, a document libyaml rejects (or reads differently) is re-read by the reference
+parser, so both paths report alike. Past it, libyaml's own report stands: the pure-Python parser
+reads ~0.5 MB a second, and a 10 MB document with one typo would take 20 s to be told so."""
+
 MAX_ALIAS_EXPANSION = 100_000
 """How many nodes aliases may add to a document before it is treated as an alias bomb."""
 
@@ -189,7 +194,8 @@ def _masked(text: str) -> tuple[str, dict[int, str]]:
 
 
 def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | None) -> ParseResult:
-    composer = _Composer(text, defer_odd_keys=parser == "fast", unmask=unmask)
+    consult_reference = parser == "fast" and fallback and len(text) <= REFERENCE_LIMIT
+    composer = _Composer(text, defer_odd_keys=consult_reference, unmask=unmask)
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
     try:
@@ -199,7 +205,7 @@ def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | N
     except _ReferenceDecides:
         return _parse(text, "reference", fallback, unmask)
     except Exception as err:  # every parser error is reported as the one syntax problem
-        if parser == "fast" and fallback:
+        if consult_reference:
             # libyaml is a YAML 1.1 parser and words its errors its own way: a document it
             # rejects is read by the reference parser, which decides and reports for both.
             mark = getattr(err, "problem_mark", None)
