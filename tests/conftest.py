@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,26 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+TEST_PLUGINS = Path(sys.prefix) / "test-plugins"
+"""The test plugins (`word_count`, `broken`), installed beside the environment by scripts/setup:
+on PYTHONPATH, every process the tests start sees them, and so does this one; a test that wants
+a user's plain environment leaves them out with `without_test_plugins()`."""
+assert (TEST_PLUGINS / "ai_eval_test_wordcount").is_dir(), f"{TEST_PLUGINS} is missing: run scripts/setup"
+sys.path.insert(0, str(TEST_PLUGINS))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TEST_PLUGINS), os.environ.get("PYTHONPATH")]))
+
+
+def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment for a process that sees only what a user installed (no test plugins)."""
+    environ = dict(os.environ if environ is None else environ)
+    kept = [
+        part for part in environ.get("PYTHONPATH", "").split(os.pathsep) if part and part != str(TEST_PLUGINS)
+    ]
+    environ["PYTHONPATH"] = os.pathsep.join(kept)
+    return environ
+
+
 EXPECT = re.compile(
     r"# expect: (?P<code>\S+) (?P<sl>\d+):(?P<sc>\d+)-(?P<el>\d+):(?P<ec>\d+) ?(?P<fragment>.*)"
 )

@@ -1,48 +1,33 @@
-"""Plugins in real environments: this one has the test plugins installed, a second one is made
-without them. Nothing patches discovery; each side runs the installed `ai-eval-lsp` command."""
+"""Plugins in real environments: the installed `ai-eval-lsp` command with the test plugins on its
+PYTHONPATH, and the same command as a user has it, without them. Nothing patches discovery."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, without_test_plugins
 
 from ai_eval_lsp.core.schema import core_schema
 
-REPO = Path(__file__).resolve().parent.parent
-WITH_PLUGINS = Path(sys.executable).with_name("ai-eval-lsp")
+COMMAND = Path(sys.executable).with_name("ai-eval-lsp")
 PLUGIN_RUBRIC = FIXTURES / "problems" / "plugin_kind.rubric.yaml"
 
 
-def run(command: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+def run(plugins: bool, *args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(command), "--root", str(FIXTURES), *map(str, args)], capture_output=True, text=True, timeout=300
+        [str(COMMAND), "--root", str(FIXTURES / "problems"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ if plugins else without_test_plugins(),
     )
 
 
-@pytest.fixture(scope="session")
-def without_plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A second environment with ai-eval-lsp installed from this checkout and no test plugins."""
-    venv = tmp_path_factory.mktemp("bare") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            str(REPO),
-        ],
-        check=True,
-        timeout=900,
-    )
-    return venv / "bin" / "ai-eval-lsp"
+WITH_PLUGINS, WITHOUT_PLUGINS = True, False
 
 
 def test_with_the_plugin_its_kind_is_clean() -> None:
@@ -59,16 +44,16 @@ def test_with_the_plugin_the_schema_carries_its_kind_and_core_is_unchanged() -> 
     assert schema["$defs"]["check_regex"] == core_schema()["$defs"]["check_regex"]
 
 
-def test_without_the_plugin_the_same_rubric_gets_unknown_kind(without_plugins: Path) -> None:
-    result = run(without_plugins, "check", PLUGIN_RUBRIC)
+def test_without_the_plugin_the_same_rubric_gets_unknown_kind() -> None:
+    result = run(WITHOUT_PLUGINS, "check", PLUGIN_RUBRIC)
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if "unknown-kind" in line]
     # line 5 of the file is `    kind: word_count`; the value starts at column 11
     assert len(lines) == 1
     assert lines[0].startswith(f"{PLUGIN_RUBRIC}:5:11: unknown-kind unknown check kind `word_count`")
-    schema = json.loads(run(without_plugins, "schema").stdout)
+    schema = json.loads(run(WITHOUT_PLUGINS, "schema").stdout)
     assert "check_word_count" not in schema["$defs"]
-    assert "No executor plugins installed" in run(without_plugins, "plugins").stdout
+    assert "No executor plugins installed" in run(WITHOUT_PLUGINS, "plugins").stdout
 
 
 def test_broken_plugins_are_reported_and_isolated() -> None:

@@ -1,7 +1,10 @@
-"""The plugin registry: executors found through entry points, and the combined schema they make.
+"""The plugin registry: the executors that run checks, and the combined schema their kinds make.
 
-Each plugin is isolated: one that fails to import, to construct, or to give its definitions is
-recorded as a problem of that plugin, and everything else is built without it.
+After the core executors come, in dispatch and splice order: Python plugins (entry points), the
+PHP executors of the Drupal codebase (read statically, run by a PHP worker), then schema fragment
+files (kinds no executor runs). Each is isolated: one that fails to load, to construct, to give
+or to be read for its definitions is recorded as a problem naming it, and the rest are built
+without it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from ai_eval_lsp.api import Services
 from ai_eval_lsp.core.evaluate import Runner, claim
 from ai_eval_lsp.core.executors import core_executors
+from ai_eval_lsp.core.lints import Claim
 from ai_eval_lsp.core.schema import (
     CORE,
     CombinedSchema,
@@ -25,8 +29,15 @@ from ai_eval_lsp.core.schema import (
     combine,
     core_schema,
 )
+from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
+from ai_eval_lsp.drupal.executor import PhpCheckExecutor
+from ai_eval_lsp.drupal.worker import PhpWorker, unrunnable_reason
 
 EXECUTOR_GROUP = "ai_eval.check_executors"
+
+PHP_OFF = (
+    "runs PHP, which is off here (`php.run` is false; VS Code turns it off in a workspace it does not trust)"
+)
 
 
 @dataclass(slots=True)
@@ -41,57 +52,115 @@ class Plugin:
     problems: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class PhpPlugin:
+    """A Drupal module's executor, as the registry sees it."""
+
+    executor: PhpExecutor
+    origin: Origin
+    claims: frozenset[str]
+    """Every kind its class defines, readable or not: the checks it claims."""
+    kinds: tuple[str, ...]
+    """The kinds whose definition it gave the combined schema."""
+    unavailable: str | None
+    """Why it cannot run in the editor at all ("needs the Drupal service `@x`"), or None."""
+    problems: tuple[str, ...]
+    """Why its class or a definition could not be read, each naming module, class and place."""
+
+
 @dataclass(slots=True)
 class Registry:
     plugins: list[Plugin]
     combined: CombinedSchema
     fragment_problems: list[str] = field(default_factory=list)
     services: Services = field(default_factory=Services)
+    php: list[PhpPlugin] = field(default_factory=list)
+    codebase: Codebase | None = None
+    schema_problems: list[str] = field(default_factory=list)
+    """Why the site's own core schema could not be used."""
     _dispatch_runners: list[Runner] | None = None
 
     @property
     def executors(self) -> list[Plugin]:
-        """The plugins that loaded an executor, in dispatch order."""
+        """The Python plugins that loaded an executor, in dispatch order."""
         return [plugin for plugin in self.plugins if plugin.executor is not None]
 
-    def problems_of(self, plugin: Plugin) -> list[str]:
-        """A plugin's load problems and its ignored or malformed definitions."""
+    def problems_of(self, plugin: Plugin | PhpPlugin) -> list[str]:
+        """A plugin's load or read problems and its ignored or malformed definitions."""
         spliced = [p.message for p in self.combined.problems if p.origin == plugin.origin]
-        return plugin.problems + spliced
+        return [*plugin.problems, *spliced]
 
     def problems(self) -> list[str]:
-        """Every load and splice problem, each naming its plugin or fragment."""
+        """Every load, read and splice problem, each naming its plugin, module or fragment."""
         found = [f"{p.origin} ({p.name} = {p.target}): {msg}" for p in self.plugins for msg in p.problems]
-        return found + self.fragment_problems + [str(problem) for problem in self.combined.problems]
+        found += [problem for php in self.php for problem in php.problems]
+        found += self.schema_problems + self.fragment_problems
+        return found + [str(problem) for problem in self.combined.problems]
 
-    def runners(self, timeout: float) -> list[Runner]:
-        """Every executor in dispatch order: the core ones, then the plugins, isolated."""
+    def notices(self) -> list[str]:
+        """What the user is told once: what was found of the Drupal codebase."""
+        return list(self.codebase.notices) if self.codebase is not None else []
+
+    def runners(self, timeout: float, php: PhpWorker | None = None) -> list[Runner]:
+        """Every executor in dispatch order: the core ones, the Python plugins (isolated), the
+        PHP executors (run by `php`, which bounds their time itself; without it, claimed but not run)."""
         core = [
             Runner(executor, CORE.name, isolated=False) for executor in core_executors(self.services, timeout)
         ]
-        return core + [Runner(p.executor, str(p.origin), isolated=True) for p in self.executors]
+        python = [Runner(p.executor, str(p.origin), isolated=True) for p in self.executors]
+        drupal = [
+            Runner(
+                PhpCheckExecutor(p.executor, p.claims, php),
+                str(p.origin),
+                isolated=False,
+                unavailable=p.unavailable,
+            )
+            for p in self.php
+        ]
+        return core + python + drupal
 
-    def dispatch(self, check: Mapping[str, Any]) -> tuple[str | None, str | None]:
-        """Who runs a check: (`core` or the plugin, None); (None, None) when nobody claims it;
-        (None, why) when nobody does and a plugin's `applies()` raised on the way."""
+    def dispatch(self, check: Mapping[str, Any]) -> Claim:
+        """Who runs a check, as a run would decide it, without running anything."""
         if check.get("kind") == "composite":
-            return CORE.name, None
+            return Claim(CORE.name)
         if self._dispatch_runners is None:
             self._dispatch_runners = self.runners(timeout=0)
         runner, error = claim(self._dispatch_runners, check)
-        return (runner.name if runner else None), error
+        if runner is None:
+            return Claim(None, error=error)
+        return Claim(runner.name, skipped=runner.unavailable)
 
 
-def discover(fragments: Sequence[Path] = (), group: str = EXECUTOR_GROUP) -> Registry:
-    """Load every installed executor plugin and build the combined schema."""
+def discover(
+    fragments: Sequence[Path] = (),
+    group: str = EXECUTOR_GROUP,
+    codebase: Codebase | None = None,
+    php_run: bool = True,
+) -> Registry:
+    """Load every installed executor plugin, take the Drupal codebase's executors, and build the
+    combined schema over the core schema (the site's own, when the codebase holds ai_eval)."""
     services = Services()
     plugins = [_load(entry, services) for entry in _sorted_entry_points(group)]
     contributions = [_contribution(plugin) for plugin in plugins]
+    php = [_php_plugin(executor, php_run) for executor in codebase.executors] if codebase else []
+    contributions += [_php_contribution(plugin) for plugin in php]
     fragment_contributions, fragment_problems = _read_fragments(fragments)
-    combined = combine(core_schema(), [*contributions, *fragment_contributions])
+    core, schema_problems = _core_schema(codebase)
+    combined = combine(core, [*contributions, *fragment_contributions])
     for plugin in plugins:
         plugin.kinds = [kind for kind, origin in combined.origins.items() if origin == plugin.origin]
-    return Registry(plugins, combined, fragment_problems, services)
+    php = [
+        PhpPlugin(
+            p.executor,
+            p.origin,
+            p.claims,
+            tuple(kind for kind, origin in combined.origins.items() if origin == p.origin),
+            p.unavailable,
+            p.problems,
+        )
+        for p in php
+    ]
+    return Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems)
 
 
 def _sorted_entry_points(group: str) -> list[EntryPoint]:
@@ -147,6 +216,50 @@ def _contribution(plugin: Plugin) -> Contribution:
         )
         return Contribution(plugin.origin, {})
     return Contribution(plugin.origin, definitions)
+
+
+def _php_plugin(executor: PhpExecutor, php_run: bool) -> PhpPlugin:
+    origin = Origin(
+        executor.class_name,
+        module=executor.module,
+        file=str(executor.class_file) if executor.class_file else str(executor.services_file),
+        line=executor.class_line if executor.class_file else executor.services_line,
+    )
+    unreadable = [
+        f"{origin}: the definition of `{d.kind}` cannot be read without running PHP: {d.unreadable}; "
+        "declare the kind in `schemaFragments` to validate its checks"
+        if d.kind
+        else f"{origin}: checkSchemaDefinitions() cannot be read without running PHP: {d.unreadable}; "
+        "declare its kinds in `schemaFragments`"
+        for d in executor.definitions
+        if d.unreadable
+    ]
+    unavailable = unrunnable_reason(executor.arguments) or (None if php_run else PHP_OFF)
+    claims = frozenset(d.kind for d in executor.definitions if d.kind)
+    return PhpPlugin(executor, origin, claims, (), unavailable, (*executor.problems, *unreadable))
+
+
+def _php_contribution(plugin: PhpPlugin) -> Contribution:
+    readable = {d.kind: d.schema for d in plugin.executor.definitions if d.kind and d.unreadable is None}
+    return Contribution(plugin.origin, readable)
+
+
+def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:
+    """The site's own `schema/rubric.schema.json` when the codebase holds ai_eval, else the
+    shipped copy (SPEC section 4)."""
+    path = codebase.ai_eval_schema if codebase is not None else None
+    if path is None:
+        return core_schema(), []
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        branches = schema["properties"]["checks"]["items"]["oneOf"]
+        if not isinstance(schema.get("$defs"), dict) or not isinstance(branches, list):
+            raise ValueError("it has no `$defs` or no `checks.items.oneOf`")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return core_schema(), [
+            f"the site's ai_eval schema {path} cannot be used ({err}); the shipped schema is used"
+        ]
+    return schema, []
 
 
 def _read_fragments(paths: Iterable[Path]) -> tuple[list[Contribution], list[str]]:

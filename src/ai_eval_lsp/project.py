@@ -18,6 +18,8 @@ from ai_eval_lsp.core.workspace import (
     summarize_cases,
 )
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
+from ai_eval_lsp.drupal import codebase as drupal
+from ai_eval_lsp.drupal.worker import PhpWorker
 from ai_eval_lsp.files import Found, read_head, walk
 from ai_eval_lsp.plugins import Registry, discover
 from ai_eval_lsp.settings import Settings
@@ -44,10 +46,27 @@ class Project:
         if settings is None:
             settings, problems = Settings.for_root(root)
         fragments = [root / fragment for fragment in settings.schema_fragments]
-        registry = discover(fragments)
+        codebase = drupal.discover(root, settings.drupal_root or None)
+        registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
         return cls(root.resolve(), settings, registry, rules, tuple(problems))
+
+    def php_worker(self) -> PhpWorker | None:
+        """A PHP worker for one run, when the Drupal codebase has executors to run; the caller
+        closes it (it starts PHP only at its first call)."""
+        codebase = self.registry.codebase
+        if codebase is None or not self.registry.php or not self.settings.php_run:
+            return None
+        autoload = codebase.folder / "vendor" / "autoload.php"
+        return PhpWorker(
+            codebase.folder,
+            codebase.autoload,
+            command=self.settings.php_command,
+            timeout=self.settings.run_timeout_seconds,
+            services=self.registry.services,
+            composer_autoload=autoload if autoload.is_file() else None,
+        )
 
     def relative(self, path: Path) -> str:
         """A path as the project names it: relative to the root, else absolute."""

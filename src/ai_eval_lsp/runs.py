@@ -5,11 +5,12 @@ Shared by `ai-eval-lsp run` and the language server's run commands.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -127,9 +128,13 @@ class RubricLibrary:
         return self.loaded[summary.path]
 
 
-def make_evaluator(project: Project, library: RubricLibrary) -> Evaluator:
+@contextlib.contextmanager
+def evaluating(project: Project, library: RubricLibrary) -> Iterator[Evaluator]:
+    """An evaluator over a library of rubrics; its PHP executors run through one PHP worker,
+    stopped when the evaluator is done."""
     timeout = project.settings.run_timeout_seconds
-    return Evaluator(project.registry.runners(timeout), library, timeout)
+    with project.php_worker() or contextlib.nullcontext() as php:
+        yield Evaluator(project.registry.runners(timeout, php), library, timeout)
 
 
 def read_cases(path: Path, project: Project, read: Reader = read_disk) -> dict[str, Any]:
@@ -180,16 +185,16 @@ def run(
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
     started, clock = time.time(), time.perf_counter()
     library = RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
-    evaluator = make_evaluator(project, library)
     results: list[CaseResult] = []
     seen: set[str] = set()
     cancellation = options.cancellation or Cancellation()
-    for number, case in enumerate(cases):
-        if cancellation.cancelled:
-            raise RunCancelled
-        results.append(_run_case(evaluator, library, ref, number, case, seen))
-        if options.progress is not None:
-            options.progress(number + 1, len(cases))
+    with evaluating(project, library) as evaluator:
+        for number, case in enumerate(cases):
+            if cancellation.cancelled:
+                raise RunCancelled
+            results.append(_run_case(evaluator, library, ref, number, case, seen))
+            if options.progress is not None:
+                options.progress(number + 1, len(cases))
     config = {
         "cases_file": project.relative(cases_path),
         "rubrics": sorted(
@@ -199,7 +204,8 @@ def run(
         "plugins": [
             {"name": p.name, "distribution": p.origin.distribution, "version": p.origin.version}
             for p in project.registry.executors
-        ],
+        ]
+        + [{"module": p.origin.module, "class": p.origin.name} for p in project.registry.php],
         "ai_eval_lsp": __version__,
     }
     row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)

@@ -49,7 +49,7 @@ async def start(
     client.diagnostic_versions = versions  # type: ignore[attr-defined]
     result = await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(editor),
+            capabilities=capabilities(editor),
             workspace_folders=[types.WorkspaceFolder(f.as_uri(), f.name) for f in folders],
             root_uri=folders[0].as_uri() if folders else None,
         )
@@ -59,6 +59,21 @@ async def start(
     for _ in folders:
         await indexed(client)
     return client
+
+
+PULLING_VS_CODE = "visual_studio_code_pulling"
+"""VS Code's recorded capabilities (1.65) with what today's VS Code adds: pulled diagnostics,
+and `workspace/diagnostic/refresh`."""
+
+
+def capabilities(editor: str) -> types.ClientCapabilities:
+    if editor != PULLING_VS_CODE:
+        return client_capabilities(editor)
+    found = client_capabilities("visual_studio_code")
+    assert found.text_document is not None and found.workspace is not None
+    found.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=True)
+    found.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return found
 
 
 async def indexed(client: LanguageClient, before: int = 0) -> None:

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli.report import FORMATS, FileProblem, format_run, render, run_json
@@ -15,6 +16,7 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.files import project_root
+from ai_eval_lsp.plugins import PhpPlugin
 from ai_eval_lsp.project import Project
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -49,6 +51,8 @@ class Projects:
             project = Project.load(root)
             for problem in project.setting_problems:
                 print(f"warning: {problem}", file=sys.stderr)
+            for notice in project.registry.notices():
+                print(f"note: {notice}", file=sys.stderr)
             self.loaded[root] = project
         return self.loaded[root]
 
@@ -229,7 +233,8 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
 
 
 def _plugins(projects: Projects, args: argparse.Namespace) -> int:
-    registry = projects.here().registry
+    project = projects.here()
+    registry = project.registry
     rows = [
         {
             "name": plugin.name,
@@ -242,11 +247,13 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         }
         for plugin in registry.plugins
     ]
+    php = [_php_row(project, plugin) for plugin in registry.php]
     if args.format == "json":
-        print(json.dumps({"plugins": rows, "problems": registry.problems()}, indent=2))
+        report = {"plugins": rows, "php": php, "notices": registry.notices(), "problems": registry.problems()}
+        print(json.dumps(report, indent=2))
         return EXIT_CLEAN
     if not registry.plugins:
-        print("No executor plugins installed (entry point group ai_eval.check_executors).")
+        print("No executor plugins installed in this Python (entry point group ai_eval.check_executors).")
     for plugin in registry.plugins:
         state = "loaded" if plugin.executor is not None else "FAILED"
         kinds = ", ".join(plugin.kinds) or "no kinds"
@@ -256,6 +263,48 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         )
         for problem in registry.problems_of(plugin):
             print(f"    problem: {problem}")
-    for problem in registry.fragment_problems:
+    codebase = registry.codebase
+    if codebase is not None:
+        print(f"\nDrupal codebase {codebase.root}: {len(php)} PHP executors")
+        for notice in registry.notices():
+            print(f"  notice: {notice}")
+    for row in php:
+        print(f"  module {row['module']}  {row['class']}  {row['file']}:{row['line']}")
+        kinds = ", ".join(
+            f"{k['kind']} (read{'' if k['spliced'] else ', but another defines it first'})"
+            if k["read"]
+            else f"{k['kind']} (not read: {k['why']})"
+            for k in row["kinds"]
+        )
+        print(f"      kinds: {kinds or 'none'}")
+        runs = "yes, through PHP" if row["runsInEditor"] else f"no: it {row['why']}"
+        print(f"      runs in the editor: {runs}")
+        for problem in row["problems"]:
+            print(f"      problem: {problem}")
+    for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")
     return EXIT_CLEAN
+
+
+def _php_row(project: Project, plugin: PhpPlugin) -> dict[str, Any]:
+    """A PHP executor as `plugins` shows it: where it is, its kinds, and whether it runs here."""
+    origin = plugin.origin
+    return {
+        "module": origin.module,
+        "service": plugin.executor.service_id,
+        "class": origin.name,
+        "file": project.relative(Path(origin.file)) if origin.file else None,
+        "line": origin.line,
+        "kinds": [
+            {
+                "kind": d.kind,
+                "read": d.unreadable is None,
+                "spliced": d.kind in plugin.kinds,
+                "why": d.unreadable,
+            }
+            for d in plugin.executor.definitions
+        ],
+        "runsInEditor": plugin.unavailable is None,
+        "why": plugin.unavailable,
+        "problems": project.registry.problems_of(plugin),
+    }

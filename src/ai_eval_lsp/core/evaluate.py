@@ -24,6 +24,11 @@ class RubricError(Exception):
     """The rubric itself cannot be evaluated (for example an unknown combine mode)."""
 
 
+class CheckSkipped(Exception):
+    """An executor claims a check but cannot run it here (a PHP executor that needs a Drupal
+    service, or no PHP): the check is skipped with this cause, as kinds nobody runs are."""
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedRubric:
     id: str
@@ -41,11 +46,13 @@ RubricSource = Callable[[str], LoadedRubric | None]
 
 @dataclass(frozen=True, slots=True)
 class Runner:
-    """An executor in dispatch order. Plugin executors run isolated, under the time limit."""
+    """An executor in dispatch order. Plugin executors run isolated, under the time limit;
+    `unavailable` says why one that claims checks cannot run them here at all."""
 
     executor: Any
     name: str
     isolated: bool
+    unavailable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,8 @@ def claim(runners: Sequence[Runner], check: Mapping[str, Any]) -> tuple[Runner |
         try:
             if runner.executor.applies(check):
                 return runner, None
+        except CheckSkipped:
+            return runner, None  # it claims the check; running it will say why it is skipped
         except Exception as err:
             error = error or f"{runner.name} raised in applies(): {type(err).__name__}: {err}"
     return None, error
@@ -149,15 +158,20 @@ class Evaluator:
         if kind == "composite":
             return self._composite(check, response, question, chain)
         runner, error = claim(self.runners, check)
+        if runner is not None and runner.unavailable is None:
+            outcome = self._execute(runner, check, response, question)
+            if isinstance(outcome, CheckOutcome):
+                return outcome, ""
+            return None, f"{kind}, {outcome}"
         if runner is not None:
-            return self._execute(runner, check, response, question), ""
+            return None, f"{kind}, {runner.unavailable}"
         if error:
             return _failed(check, error), ""
         return None, f"{kind}, not executed"
 
     def _execute(
         self, runner: Runner, check: Mapping[str, Any], response: str, question: Mapping[str, Any]
-    ) -> CheckOutcome:
+    ) -> CheckOutcome | CheckSkipped:
         result: list[Any] = []
 
         def call() -> None:
@@ -177,6 +191,8 @@ class Evaluator:
         else:
             call()
         outcome = result[0]
+        if isinstance(outcome, CheckSkipped):
+            return outcome
         if isinstance(outcome, BaseException):
             return _failed(check, f"{runner.name} raised {type(outcome).__name__}: {outcome}")
         if not isinstance(outcome, CheckOutcome):

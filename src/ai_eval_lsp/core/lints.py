@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import regex
@@ -13,8 +14,19 @@ from ai_eval_lsp.core.problems import Problem, Related, Span
 from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
-Dispatch = Callable[[Mapping[str, Any]], tuple[str | None, str | None]]
-"""Who runs a check: (runner, None), (None, None) when nobody does, or (None, why it failed)."""
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Who runs a check: the runner's name, or None when nobody claims it; `skipped`: why the
+    runner that claims it cannot run it here; `error`: why dispatch failed (an `applies()` raised)."""
+
+    runner: str | None = None
+    skipped: str | None = None
+    error: str | None = None
+
+
+Dispatch = Callable[[Mapping[str, Any]], Claim]
+"""Who runs a check, as the evaluator decides it."""
 
 MAX_COMPOSITE_HOPS = 3
 _LISTED_IDS = 12
@@ -76,14 +88,21 @@ def _lint_check(
     if kind_entry is None or not isinstance(kind, str) or kind not in kinds:
         return  # the schema reports it
     kind_span = kind_entry.value.span
-    runner, error = dispatch(value)
-    if error:
-        yield Problem("plugin-error", f"check `{label}` cannot be dispatched: {error}", kind_span)
-    elif runner is None:
+    claimed = dispatch(value)
+    if claimed.error:
+        yield Problem("plugin-error", f"check `{label}` cannot be dispatched: {claimed.error}", kind_span)
+    elif claimed.runner is None:
         yield Problem(
             "not-executed",
             f"`{kind}` checks are not executed at run time: `{label}` is skipped and named in the "
             "rubric's reason",
+            kind_span,
+        )
+    elif claimed.skipped:
+        yield Problem(
+            "not-executed",
+            f"`{kind}` checks run on the site ({claimed.runner}) but not in the editor: it "
+            f"{claimed.skipped}; `{label}` is skipped in editor runs and named in the rubric's reason",
             kind_span,
         )
     if kind == "llm_judge" and not (

@@ -32,15 +32,22 @@ def core_schema(name: str = "rubric.schema.json") -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where kinds come from: the core, an installed plugin or a schema fragment file."""
+    """Where kinds come from: the core, an installed Python plugin, a Drupal module's executor
+    (`module`; `name` is then its class) or a schema fragment file."""
 
     name: str
     distribution: str | None = None
     version: str | None = None
+    module: str | None = None
+    file: str | None = None
+    """The file that defines the kinds, with `line`: a PHP executor's class file."""
+    line: int | None = None
 
     def __str__(self) -> str:
         if self.distribution:
             return f"plugin {self.distribution} {self.version or ''}".rstrip()
+        if self.module:
+            return f"module {self.module} ({self.name})"
         return self.name
 
 

@@ -81,8 +81,9 @@ class PhpExecutor:
     """1-based line of the service id in the services file."""
     priority: int
     """The tag's `priority` (0 when absent)."""
-    arguments: tuple[Any, ...]
-    """The service's `arguments`, as YAML values (`'@entity_type.manager'` is a service reference)."""
+    arguments: tuple[Any, ...] | Mapping[str, Any]
+    """The service's `arguments`, as YAML values (`'@entity_type.manager'` is a service reference):
+    a list, or a map of `$name` keys (named constructor arguments)."""
     definitions: tuple[PhpDefinition, ...]
     """What `checkSchemaDefinitions()` returns, per kind; empty when the class has no such method."""
     problems: tuple[str, ...]
@@ -533,9 +534,9 @@ def _executor(service: _Service, sources: PhpSources, elsewhere: Mapping[str, st
         priority = 0
     arguments = service.definition.get("arguments")
     values = (
-        arguments.values()
+        dict(arguments)
         if isinstance(arguments, dict)
-        else arguments
+        else tuple(arguments)
         if isinstance(arguments, list)
         else ()
     )
@@ -556,7 +557,7 @@ def _executor(service: _Service, sources: PhpSources, elsewhere: Mapping[str, st
         services_file=service.file,
         services_line=service.line,
         priority=priority,
-        arguments=tuple(values),
+        arguments=values,
         definitions=reading.definitions,
         problems=tuple(problems),
     )
@@ -612,7 +613,9 @@ def _executor_json(executor: PhpExecutor) -> dict[str, Any]:
         "services_file": str(executor.services_file),
         "services_line": executor.services_line,
         "priority": executor.priority,
-        "arguments": list(executor.arguments),
+        "arguments": executor.arguments
+        if isinstance(executor.arguments, Mapping)
+        else list(executor.arguments),
         "definitions": [
             {
                 "kind": definition.kind,
@@ -640,7 +643,7 @@ def _executor_from(data: Mapping[str, Any]) -> PhpExecutor:
         services_file=Path(data["services_file"]),
         services_line=data["services_line"],
         priority=data["priority"],
-        arguments=tuple(data["arguments"]),
+        arguments=data["arguments"] if isinstance(data["arguments"], dict) else tuple(data["arguments"]),
         definitions=tuple(
             PhpDefinition(
                 kind=definition["kind"],

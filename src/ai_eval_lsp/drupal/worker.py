@@ -86,6 +86,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.api import CheckOutcome, Services
+from ai_eval_lsp.core.evaluate import CheckSkipped
 
 __all__ = [
     "BRIDGED_SERVICES",
@@ -110,7 +111,7 @@ _STOP_GRACE_SECONDS = 2.0
 _PARAMETER = re.compile(r"%[^%\s]+%")
 
 
-class NotRunnable(Exception):
+class NotRunnable(CheckSkipped):
     """A PHP executor cannot run in the editor: its checks are skipped with this cause."""
 
 

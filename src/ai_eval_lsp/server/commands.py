@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
+from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.runs import (
@@ -29,7 +29,7 @@ from ai_eval_lsp.runs import (
     RunError,
     RunOptions,
     RunResult,
-    make_evaluator,
+    evaluating,
     read_cases,
     run,
     run_cases,
@@ -231,8 +231,10 @@ def register(server: AiEvalServer) -> None:
 
         def outcomes() -> dict[str, Any]:
             library = RubricLibrary(project, rubrics or project.index({}).rubrics, read)
-            evaluator = make_evaluator(project, library)
+            with evaluating(project, library) as evaluator:
+                return outcomes_of(evaluator)
 
+        def outcomes_of(evaluator: Evaluator) -> dict[str, Any]:
             def outcome(response: str, question: Any) -> Any:
                 found = evaluator.run_check(
                     rubric, index, response, question if isinstance(question, dict) else {}

@@ -20,16 +20,17 @@ def kind_items(project: Project) -> list[types.CompletionItem]:
     registry = project.registry
     items = []
     for order, (kind, origin) in enumerate(registry.combined.origins.items()):
-        runner, _ = registry.dispatch({"kind": kind})
+        claimed = registry.dispatch({"kind": kind})
+        executed = claimed.runner is not None and not claimed.skipped
         items.append(
             types.CompletionItem(
                 label=kind,
                 kind=types.CompletionItemKind.EnumMember,
-                detail=f"{origin}, {'executed' if runner else 'not executed'}",
+                detail=f"{origin}, {'executed' if executed else 'not executed in the editor'}",
                 documentation=types.MarkupContent(
                     types.MarkupKind.Markdown, query.kind_text(project, kind) or ""
                 ),
-                sort_text=f"{0 if runner else 1}{order:03}",
+                sort_text=f"{0 if executed else 1}{order:03}",
             )
         )
     return items

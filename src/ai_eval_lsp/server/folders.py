@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsprotocol import types
+
 from ai_eval_lsp.core.workspace import Summary
 from ai_eval_lsp.files import Found, excluded, project_root, read_head
 from ai_eval_lsp.project import Project
@@ -24,11 +26,19 @@ if TYPE_CHECKING:
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""
 
+RELOAD_DELAY = 0.3
+"""How long a change to a Drupal codebase's files waits for the next before the project reloads."""
+
+DRUPAL_FILES = ("core.extension.yml", "settings.php", "composer.json")
+DRUPAL_SUFFIXES = (".services.yml", ".info.yml")
+
 
 class Folders:
     def __init__(self, server: AiEvalServer) -> None:
         self.server = server
         self.session = server.session
+        self.reloads: dict[Folder, asyncio.TimerHandle] = {}
+        self.told: set[tuple[Path, str]] = set()
 
     # --- folders come and go ---------------------------------------------------------------------
 
@@ -87,6 +97,12 @@ class Folders:
         folder.ready.set()
         for problem in [*project.setting_problems, *project.registry.problems()]:
             self.server.log(f"{folder.root}: {problem}")
+        for notice in project.registry.notices():  # told once a session, not at every reload
+            if (folder.root, notice) not in self.told:
+                self.told.add((folder.root, notice))
+                self.server.window_show_message(
+                    types.ShowMessageParams(types.MessageType.Info, f"AI Eval: {notice}")
+                )
         documents = self.session.documents_of(folder)
         for document in documents:
             if self.session.classify(document):
@@ -125,10 +141,13 @@ class Folders:
         self.server.publish(self.session.documents_of(folder))
 
     async def files_changed(self, paths: Iterable[Path]) -> None:
-        """Files changed on disk (watched-file events): their summaries, read off the loop."""
+        """Files changed on disk (watched-file events): a Drupal codebase's files reload the
+        folder's project (debounced); rubric and cases files are read again, off the loop."""
         by_folder: dict[Folder, list[Path]] = {}
         for path in paths:
             folder = self.session.folder_for(path)
+            if folder is not None and folder.project is not None and _drupal_input(folder.project, path):
+                self.reload_soon(folder)
             if folder is not None and folder.project is not None and folder.indexed.is_set():
                 by_folder.setdefault(folder, []).append(path)
         for folder, changed in by_folder.items():
@@ -139,6 +158,18 @@ class Folders:
             if folder.generation == generation and self.session.commit_disk(folder, put, gone):
                 self.server.publish(self.session.documents_of(folder))
 
+    def reload_soon(self, folder: Folder) -> None:
+        """Load the folder's project again once its files have stopped changing for a moment."""
+        timer = self.reloads.pop(folder, None)
+        if timer is not None:
+            timer.cancel()
+
+        def reload() -> None:
+            self.reloads.pop(folder, None)
+            self.server.spawn(self.load(folder, walk=False))
+
+        self.reloads[folder] = asyncio.get_running_loop().call_later(RELOAD_DELAY, reload)
+
     # --- documents' roles ------------------------------------------------------------------------
 
     def announce(self, document: OpenDocument, force: bool = False) -> None:
@@ -146,6 +177,15 @@ class Folders:
         self.server.protocol.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
         if document.role is None and force:
             self.server.clear(document.uri)
+
+
+def _drupal_input(project: Project, path: Path) -> bool:
+    """Whether a changed file may change what a Drupal codebase contributes: its modules, services,
+    installed list, settings, or a file an executor's definitions were read from."""
+    if path.name in DRUPAL_FILES or path.name.endswith(DRUPAL_SUFFIXES):
+        return True
+    codebase = project.registry.codebase
+    return codebase is not None and path in codebase.inputs
 
 
 def _read_changes(project: Project, folder: Folder, paths: list[Path]) -> tuple[list[Summary], list[str]]:

@@ -6,6 +6,7 @@ and never call each other; nothing here changes the session."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -125,14 +126,23 @@ def kind_text(project: Project, kind: str) -> str | None:
     if origin is None:
         return None
     definition = registry.combined.definition(kind)
-    runner, _ = registry.dispatch({"kind": kind})
-    runs = (
-        f"executed at run time by {runner}"
-        if runner
-        else "not executed at run time: checks of this kind are skipped"
-    )
     description = str(definition.get("description", ""))
-    return f"**{definition.get('title', kind)}** (`{kind}`)\n\n{description}\n\nFrom {origin}; {runs}."
+    where = (
+        f" ([{Path(origin.file).name}:{origin.line}]({uri_of(Path(origin.file))}#L{origin.line}))"
+        if origin.file
+        else ""
+    )
+    return f"**{definition.get('title', kind)}** (`{kind}`)\n\n{description}\n\nFrom {origin}{where}; {runs(project, kind)}."
+
+
+def runs(project: Project, kind: str) -> str:
+    """Whether, and by whom, checks of a kind are executed."""
+    claimed = project.registry.dispatch({"kind": kind})
+    if claimed.runner is None:
+        return "not executed at run time: checks of this kind are skipped"
+    if claimed.skipped:
+        return f"executed on the site by {claimed.runner}, but not in the editor: it {claimed.skipped}"
+    return f"executed at run time by {claimed.runner}"
 
 
 def in_check(path: tuple[str | int, ...]) -> bool:

@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = float(os.environ.get("AI_EVAL_LSP_DEBOUNCE_MS", "150")) / 1000
 """How long an edit waits for the next before it is checked (AI_EVAL_LSP_DEBOUNCE_MS)."""
 
+REFRESH_DELAY = 0.1
+"""How long a pulling client has to pull what it edited before it is asked to pull everything."""
+
 
 class AiEvalProtocol(LanguageServerProtocol):
     """pygls's protocol with two corrections.
@@ -94,6 +97,7 @@ class AiEvalServer(LanguageServer):
         self.settings = Settings()
         """The client's settings outside any folder (and until a folder has its own)."""
         self.initial_problems: list[str] = []
+        self._refresh: asyncio.TimerHandle | None = None
 
     @property
     def encoding(self) -> Encoding:
@@ -130,29 +134,47 @@ class AiEvalServer(LanguageServer):
         return bool(text_document and text_document.diagnostic)
 
     def committed(self, document: OpenDocument, others_changed: bool) -> None:
-        """After a commit: the document's diagnostics, and its folder's when others may have changed."""
-        self.publish(self.session.documents_of(document.folder) if others_changed else [document])
+        """After a commit: the document's diagnostics for its new version, and those of the other
+        documents of its folder that the change altered."""
+        self.publish([document], always=True)
+        if others_changed:
+            self.publish(other for other in self.session.documents_of(document.folder) if other is not document)
 
-    def publish(self, documents: Iterable[OpenDocument]) -> None:
-        """Send the diagnostics of the documents whose diagnostics changed since last sent, each
-        for the version it was computed for; a pulling client is asked to pull again instead."""
-        changed = False
+    def publish(self, documents: Iterable[OpenDocument], always: bool = False) -> None:
+        """Send the diagnostics of the documents whose diagnostics changed since last sent (or
+        `always`: a document's own new version), each for the version it was computed for. A
+        pulling client is asked to pull again instead, if it has not pulled them by then."""
+        if self.client_pulls_diagnostics():
+            self._refresh_soon()
+            return
         for document in documents:
             if not document.current:
                 continue  # its own commit publishes it
             items = query.diagnostics(self, document)
-            if items == document.published:
-                continue
-            changed = True
-            if not self.client_pulls_diagnostics():
+            if items != document.published or always:
                 document.published = items
                 self.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(document.uri, items, document.version)
                 )
-        if changed and self.client_pulls_diagnostics():
+
+    def _refresh_soon(self) -> None:
+        """A moment from now (a client pulls a document it edits by itself, and the pull in flight
+        then answers), ask the client to pull again if any document's diagnostics differ from what
+        it last pulled."""
+        if self._refresh is not None:
+            return
+
+        def refresh() -> None:
+            self._refresh = None
+            stale = any(
+                doc.current and query.diagnostics(self, doc) != doc.published
+                for doc in self.session.documents.values()
+            )
             workspace = self.client_capabilities.workspace
-            if workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
+            if stale and workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
                 self.workspace_diagnostic_refresh(None)
+
+        self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh)
 
     def clear(self, uri: str) -> None:
         """A document closed, or no longer a rubric or cases file: it has no diagnostics."""

@@ -87,6 +87,8 @@ class OpenDocument:
     role: Role | None = None
     analysis: Analysis | None = None
     analysis_version: int = -1
+    analysis_generation: int = -1
+    """The folder's project generation the analysis was made against."""
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
     result_id: int = 0
@@ -97,8 +99,12 @@ class OpenDocument:
 
     @property
     def current(self) -> bool:
-        """Whether its analysis is of the text as it is now."""
-        return self.analysis is not None and self.analysis_version == self.version
+        """Whether its analysis is of the text as it is now, against the project as it is now."""
+        return (
+            self.analysis is not None
+            and self.analysis_version == self.version
+            and self.analysis_generation == self.folder.generation
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +209,7 @@ class Session:
         ):
             return False
         document.analysis, document.analysis_version = analysis, snapshot.version
+        document.analysis_generation = snapshot.generation
         return self.put_summary(document.folder, analysis.summary)
 
     def put_summary(self, folder: Folder, summary: Summary) -> bool:
