@@ -138,7 +138,9 @@ class AiEvalServer(LanguageServer):
         documents of its folder that the change altered."""
         self.publish([document], always=True)
         if others_changed:
-            self.publish(other for other in self.session.documents_of(document.folder) if other is not document)
+            self.publish(
+                other for other in self.session.documents_of(document.folder) if other is not document
+            )
 
     def publish(self, documents: Iterable[OpenDocument], always: bool = False) -> None:
         """Send the diagnostics of the documents whose diagnostics changed since last sent (or
