@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import TEST_PLUGINS, without_test_plugins
 
 EXTENSION = Path(__file__).resolve().parent.parent / "vscode-extension"
 ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
@@ -25,7 +26,13 @@ def test_the_extension_logic_passes_its_unit_tests() -> None:
 
 @pytest.fixture(scope="module")
 def e2e() -> dict[str, Any]:
-    env = {**os.environ, "AI_EVAL_PYTHON": sys.executable, "AI_EVAL_E2E_ARTIFACTS": str(ARTIFACTS)}
+    # The editor's environment is a user's: the test plugins reach window 1's interpreter only.
+    env = {
+        **without_test_plugins(),
+        "AI_EVAL_PYTHON": sys.executable,
+        "AI_EVAL_TEST_PLUGINS": str(TEST_PLUGINS),
+        "AI_EVAL_E2E_ARTIFACTS": str(ARTIFACTS),
+    }
     process = subprocess.run(
         ["node", "scripts/e2e.mjs"], cwd=EXTENSION, env=env, capture_output=True, text=True, timeout=600
     )

@@ -69,7 +69,13 @@ const BROKEN_ERROR = "is not a field of regex";
 
 // Window 1: a rubric using the test plugin's kind, a broken rubric, cases, a file to complete in,
 // a rubric marked only by the modeline two folders down, and a Drupal module's services file.
+// Its interpreter sees the test plugins (AI_EVAL_TEST_PLUGINS) through a wrapper: they are not
+// installed in the project's Python, and window 2 must not see them.
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ai-eval-e2e-"));
+const testPlugins = process.env.AI_EVAL_TEST_PLUGINS;
+const pluginPython = path.join(scratch, "python-with-test-plugins");
+write(pluginPython, `#!/bin/sh\nPYTHONPATH="${testPlugins ?? ""}\${PYTHONPATH:+:$PYTHONPATH}" exec "${python}" "$@"\n`);
+fs.chmodSync(pluginPython, 0o755);
 const workspace = path.join(scratch, "workspace");
 fs.cpSync(path.join(repo, "tests", "e2e", "workspace"), workspace, { recursive: true });
 fs.copyFileSync(brokenRubric, path.join(workspace, "broken.rubric.yaml"));
@@ -101,7 +107,7 @@ const extensionsDir = path.join(scratch, "extensions");
 write(
   path.join(userData, "User", "settings.json"),
   JSON.stringify({
-    "aiEval.interpreter": python,
+    "aiEval.interpreter": pluginPython,
     "workbench.startupEditor": "none",
     "security.workspace.trust.enabled": false,
     "telemetry.telemetryLevel": "off",

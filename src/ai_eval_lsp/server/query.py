@@ -136,13 +136,15 @@ def kind_text(project: Project, kind: str) -> str | None:
 
 
 def runs(project: Project, kind: str) -> str:
-    """Whether, and by whom, checks of a kind are executed."""
-    claimed = project.registry.dispatch({"kind": kind})
+    """Whether, and by whom (when another than who defines the kind), checks of a kind run."""
+    registry = project.registry
+    claimed = registry.dispatch({"kind": kind})
     if claimed.runner is None:
         return "not executed at run time: checks of this kind are skipped"
+    by = "" if claimed.runner == str(registry.combined.origins.get(kind)) else f" by {claimed.runner}"
     if claimed.skipped:
-        return f"executed on the site by {claimed.runner}, but not in the editor: it {claimed.skipped}"
-    return f"executed at run time by {claimed.runner}"
+        return f"executed on the site{by}, but not in the editor: it {claimed.skipped}"
+    return f"executed at run time{by}"
 
 
 def in_check(path: tuple[str | int, ...]) -> bool:
