@@ -7,6 +7,7 @@ sacrebleu directly here, never from the evaluator's own output.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from sacrebleu.metrics.chrf import CHRF
 
 from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
+from ai_eval_lsp.pluginhost import PluginHost
 from ai_eval_lsp.plugins import discover
 
 
@@ -497,10 +499,11 @@ class WrongType:
 
 
 @pytest.fixture(scope="module")
-def evaluator() -> Evaluator:
+def evaluator() -> Iterator[Evaluator]:
     registry = discover()  # the installed word_count plugin, found as any user's would be
-    extra = [Runner(Explodes(), "plugin explodes", True), Runner(WrongType(), "plugin wrong-type", True)]
-    return Evaluator(registry.runners(timeout=10) + extra, source, timeout=10)
+    extra = [Runner(Explodes(), "plugin explodes"), Runner(WrongType(), "plugin wrong-type")]
+    with PluginHost(timeout=10) as host:
+        yield Evaluator(registry.runners(10, host) + extra, source)
 
 
 def test_the_table_is_large_enough() -> None:

@@ -275,7 +275,7 @@ def test_an_outcome_with_unknown_property_names_is_read_by_position() -> None:
 
 
 def test_stray_output_never_reaches_the_protocol(worker: PhpWorker, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="ai_eval_lsp.drupal.worker")
+    caplog.set_level(logging.INFO, logger="ai_eval_lsp")
     executor = f"{PROBES}EchoingExecutor"
     assert worker.applies(executor, [], {"kind": "echo"}) is True
     for response in ("first", "second\nline"):
@@ -526,9 +526,9 @@ def test_close_from_another_thread_ends_a_call_in_progress(caplog: pytest.LogCap
             if "entering the loop" in record.getMessage():
                 looping.set()
 
-    caplog.set_level(logging.INFO, logger="ai_eval_lsp.drupal.worker")
+    caplog.set_level(logging.INFO, logger="ai_eval_lsp")
     watch = LoopWatch()
-    logging.getLogger("ai_eval_lsp.drupal.worker").addHandler(watch)
+    logging.getLogger("ai_eval_lsp").addHandler(watch)
     executor = f"{PROBES}LoopingExecutor"
     results: list[CheckOutcome] = []
     php = PhpWorker(PLAIN, PLAIN_PSR4, command=PHP, timeout=60)
@@ -544,7 +544,7 @@ def test_close_from_another_thread_ends_a_call_in_progress(caplog: pytest.LogCap
         call.join(10)
         assert time.monotonic() - started < 5
     finally:
-        logging.getLogger("ai_eval_lsp.drupal.worker").removeHandler(watch)
+        logging.getLogger("ai_eval_lsp").removeHandler(watch)
         php.close()
     assert results == [
         CheckOutcome("", "loop", 0.0, False, f"the PHP worker was closed while `{executor}::execute()` ran")

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from contract import RESULT_ROW_FIELDS
 
-from ai_eval_lsp.api import CheckOutcome
-from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
+from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, wilson_interval
+from ai_eval_lsp.pluginhost import PluginHost
+from ai_eval_lsp.plugins import discover
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.runs import Cancellation, RunCancelled, RunOptions, run_cases
 from ai_eval_lsp.settings import Settings
@@ -248,6 +249,9 @@ def test_a_cancel_that_comes_once_the_row_is_written_is_refused(workspace: Path)
 def test_subscribers_get_each_row_once_after_it_is_stored_even_beside_failing_and_slow_ones(
     workspace: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for earlier in threading.enumerate():  # earlier tests' subscribers must not log into this one
+        if earlier.name == "ai-eval run-complete subscribers":
+            earlier.join()
     log = tmp_path_factory.mktemp("log") / "calls.jsonl"
     monkeypatch.setenv("AI_EVAL_TEST_SUBSCRIBERS", str(log))
     monkeypatch.setenv("AI_EVAL_TEST_SLOW_SECONDS", "5")
@@ -317,25 +321,34 @@ def test_a_catastrophic_regex_fails_within_the_limit() -> None:
     assert not outcome.passed and "longer than 1 s" in outcome.reason
 
 
-class NeverReturns:
-    def applies(self, check: dict[str, Any]) -> bool:
-        return check.get("kind") == "stuck"
-
-    def execute(self, check: dict[str, Any], response: str, context: dict[str, Any]) -> CheckOutcome:
-        threading.Event().wait()
-        raise AssertionError("unreachable")
-
-
-def test_a_plugin_that_never_returns_fails_its_check_when_the_limit_runs_out() -> None:
-    evaluator = Evaluator([Runner(NeverReturns(), "plugin stuck", True)], lambda ref: None, timeout=1.0)
+def test_a_plugin_that_never_returns_is_stopped_when_the_limit_runs_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The broken test plugin's `stuck` executor never returns: its check fails at the limit, and
+    the process that ran it is gone (a thread could not have been stopped)."""
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("AI_EVAL_TEST_PID_FILE", str(pid_file))
     rubric = LoadedRubric(
-        "r", "1.0", {"checks": [{"kind": "stuck", "id": "s"}], "scoring": {"combine": "all_pass"}}
+        "r",
+        "1.0",
+        {
+            "checks": [{"kind": "stuck", "id": "s"}, {"kind": "regex", "pattern": "x"}],
+            "scoring": {"combine": "all_pass"},
+        },
     )
-    started = time.monotonic()
-    verdict = evaluator.evaluate(rubric, "x", {})
-    assert time.monotonic() - started < 5
-    assert verdict is not None and not verdict.passed
-    assert "plugin stuck did not finish within 1 s (runTimeoutSeconds)" in verdict.outcomes[0].reason
+    with PluginHost(timeout=1.0) as host:
+        evaluator = Evaluator(discover().runners(1.0, host), lambda ref: None)
+        started = time.monotonic()
+        verdict = evaluator.evaluate(rubric, "x", {})
+        assert time.monotonic() - started < 30  # bounded: one second, and the child's start
+        assert verdict is not None and not verdict.passed
+        stuck, regex = verdict.outcomes
+        assert (
+            stuck.reason == "plugin ai-eval-test-broken 0.0.1 did not finish within 1 s (runTimeoutSeconds)"
+        )
+        assert regex.passed  # the run went on
+    pid = int(pid_file.read_text())
+    assert not Path(f"/proc/{pid}").exists()
 
 
 def run_cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:

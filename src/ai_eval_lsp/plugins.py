@@ -32,6 +32,7 @@ from ai_eval_lsp.core.schema import (
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
 from ai_eval_lsp.drupal.executor import PhpCheckExecutor
 from ai_eval_lsp.drupal.worker import PhpWorker, unrunnable_reason
+from ai_eval_lsp.pluginhost import HostedExecutor, PluginHost
 
 EXECUTOR_GROUP = "ai_eval.check_executors"
 
@@ -101,20 +102,16 @@ class Registry:
         """What the user is told once: what was found of the Drupal codebase."""
         return list(self.codebase.notices) if self.codebase is not None else []
 
-    def runners(self, timeout: float, php: PhpWorker | None = None) -> list[Runner]:
-        """Every executor in dispatch order: the core ones, the Python plugins (isolated), the
-        PHP executors (run by `php`, which bounds their time itself; without it, claimed but not run)."""
-        core = [
-            Runner(executor, CORE.name, isolated=False) for executor in core_executors(self.services, timeout)
-        ]
-        python = [Runner(p.executor, str(p.origin), isolated=True) for p in self.executors]
+    def runners(
+        self, timeout: float, host: PluginHost | None = None, php: PhpWorker | None = None
+    ) -> list[Runner]:
+        """Every executor in dispatch order: the core ones, the Python plugins (run by `host`),
+        the PHP executors (run by `php`). Each bounds its own time; without a host or worker,
+        plugins claim checks but do not run them (for dispatch)."""
+        core = [Runner(executor, CORE.name) for executor in core_executors(self.services, timeout)]
+        python = [Runner(HostedExecutor(p, str(p.origin), host), str(p.origin)) for p in self.executors]
         drupal = [
-            Runner(
-                PhpCheckExecutor(p.executor, p.claims, php),
-                str(p.origin),
-                isolated=False,
-                unavailable=p.unavailable,
-            )
+            Runner(PhpCheckExecutor(p.executor, p.claims, php), str(p.origin), unavailable=p.unavailable)
             for p in self.php
         ]
         return core + python + drupal
@@ -140,7 +137,7 @@ def discover(
     """Load every installed executor plugin, take the Drupal codebase's executors, and build the
     combined schema over the core schema (the site's own, when the codebase holds ai_eval)."""
     services = Services()
-    plugins = [_load(entry, services) for entry in _sorted_entry_points(group)]
+    plugins = [load(entry, services) for entry in _sorted_entry_points(group)]
     contributions = [_contribution(plugin) for plugin in plugins]
     php = [_php_plugin(executor, php_run) for executor in codebase.executors] if codebase else []
     contributions += [_php_contribution(plugin) for plugin in php]
@@ -168,7 +165,8 @@ def _sorted_entry_points(group: str) -> list[EntryPoint]:
     return [found[key] for key in sorted(found, key=lambda key: (key[0].lower(), key[1]))]
 
 
-def _load(entry: EntryPoint, services: Services) -> Plugin:
+def load(entry: EntryPoint, services: Services) -> Plugin:
+    """One entry point's executor, loaded and constructed; a failure is recorded, never raised."""
     dist = entry.dist
     origin = Origin(entry.name, dist.name if dist else entry.name, dist.version if dist else None)
     plugin = Plugin(entry.name, entry.value, origin)

@@ -22,6 +22,7 @@ from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.results import CaseResult, build_row
 from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.core.yamltree import decode, parse
+from ai_eval_lsp.pluginhost import PluginHost
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.store import ResultStore
 
@@ -130,11 +131,11 @@ class RubricLibrary:
 
 @contextlib.contextmanager
 def evaluating(project: Project, library: RubricLibrary) -> Iterator[Evaluator]:
-    """An evaluator over a library of rubrics; its PHP executors run through one PHP worker,
-    stopped when the evaluator is done."""
+    """An evaluator over a library of rubrics; its Python plugins run in one plugin host and its
+    PHP executors in one PHP worker, each stopped when the evaluator is done."""
     timeout = project.settings.run_timeout_seconds
-    with project.php_worker() or contextlib.nullcontext() as php:
-        yield Evaluator(project.registry.runners(timeout, php), library, timeout)
+    with PluginHost(timeout) as host, project.php_worker() or contextlib.nullcontext() as php:
+        yield Evaluator(project.registry.runners(timeout, host, php), library)
 
 
 def read_cases(path: Path, project: Project, read: Reader = read_disk) -> dict[str, Any]:

@@ -331,3 +331,28 @@ async def test_a_cycle_carries_its_chain_as_related_information(client: Language
         "pong.rubric.yaml",
         "ping.rubric.yaml",
     ]
+
+
+async def test_code_actions_of_the_kinds_asked_for_only(client: LanguageClient) -> None:
+    text = (
+        'id: typo2\nversion: "1.0"\nchecks:\n  - {kind: regexp, pattern: x}\nscoring: {combine: all_pass}\n'
+    )
+    uri = await open_document(client, "typo2.rubric.yaml", text)
+    (problem,) = await diagnostics(client, uri)
+    every = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), problem.range, types.CodeActionContext([problem])
+        )
+    )
+    assert {a.kind for a in every if isinstance(a, types.CodeAction)} == {
+        types.CodeActionKind.QuickFix,
+        types.CodeActionKind.Source,
+    }
+    fixes = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri),
+            problem.range,
+            types.CodeActionContext([problem], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert [a.title for a in fixes if isinstance(a, types.CodeAction)] == ["Change `regexp` to `regex`"]

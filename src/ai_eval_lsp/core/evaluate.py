@@ -8,7 +8,6 @@ cycle-guarded and capped at three hops. A rubric with no executable check has no
 from __future__ import annotations
 
 import statistics
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,12 +45,12 @@ RubricSource = Callable[[str], LoadedRubric | None]
 
 @dataclass(frozen=True, slots=True)
 class Runner:
-    """An executor in dispatch order. Plugin executors run isolated, under the time limit;
-    `unavailable` says why one that claims checks cannot run them here at all."""
+    """An executor in dispatch order; `unavailable` says why one that claims checks cannot run
+    them here at all. Each executor bounds its own time (the core regex search, the plugin host
+    and the PHP worker kill what outlives `runTimeoutSeconds`)."""
 
     executor: Any
     name: str
-    isolated: bool
     unavailable: str | None = None
 
 
@@ -99,10 +98,9 @@ def claim(runners: Sequence[Runner], check: Mapping[str, Any]) -> tuple[Runner |
 
 
 class Evaluator:
-    def __init__(self, runners: Sequence[Runner], rubrics: RubricSource, timeout: float) -> None:
+    def __init__(self, runners: Sequence[Runner], rubrics: RubricSource) -> None:
         self.runners = list(runners)
         self.rubrics = rubrics
-        self.timeout = timeout
 
     def evaluate(self, rubric: LoadedRubric, response: str, question: Mapping[str, Any]) -> Verdict | None:
         """The rubric's verdict on one response, or None when no check was executable."""
@@ -172,29 +170,12 @@ class Evaluator:
     def _execute(
         self, runner: Runner, check: Mapping[str, Any], response: str, question: Mapping[str, Any]
     ) -> CheckOutcome | CheckSkipped:
-        result: list[Any] = []
-
-        def call() -> None:
-            try:
-                result.append(runner.executor.execute(check, response, question))
-            except BaseException as err:  # reported as the check's failure, never raised
-                result.append(err)
-
-        if runner.isolated:
-            worker = threading.Thread(target=call, name=f"ai-eval check {check.get('id', '')}", daemon=True)
-            worker.start()
-            worker.join(self.timeout)
-            if worker.is_alive():
-                return _failed(
-                    check, f"{runner.name} did not finish within {self.timeout:g} s (runTimeoutSeconds)"
-                )
-        else:
-            call()
-        outcome = result[0]
-        if isinstance(outcome, CheckSkipped):
-            return outcome
-        if isinstance(outcome, BaseException):
-            return _failed(check, f"{runner.name} raised {type(outcome).__name__}: {outcome}")
+        try:
+            outcome = runner.executor.execute(check, response, question)
+        except CheckSkipped as skipped:
+            return skipped
+        except Exception as err:  # reported as the check's failure, never raised
+            return _failed(check, f"{runner.name} raised {type(err).__name__}: {err}")
         if not isinstance(outcome, CheckOutcome):
             return _failed(check, f"{runner.name} returned {type(outcome).__name__}, not a CheckOutcome")
         return outcome

@@ -65,27 +65,23 @@ Python to PHP: `{"op": "init", "psr4": {prefix: folder}, "composerAutoload": pat
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
 import json
 import logging
 import math
 import os
 import re
-import selectors
 import shlex
-import signal
 import subprocess
 import threading
 import time
-import weakref
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.api import CheckOutcome, Services
+from ai_eval_lsp.childproc import Exited, Garbled, Process, Timeout, kill_group
 from ai_eval_lsp.core.evaluate import CheckSkipped
 
 __all__ = [
@@ -104,10 +100,6 @@ BRIDGED_SERVICES = ("ai_eval.chrf_scorer", "ai_eval.check_template_resolver")
 """The services PHP executors receive as objects that call back to Python."""
 
 MINIMUM_PHP = 80100
-_MARK = b"\x02"
-_READ_SIZE = 1 << 16
-_TAIL_LINES = 20
-_STOP_GRACE_SECONDS = 2.0
 _PARAMETER = re.compile(r"%[^%\s]+%")
 
 
@@ -190,140 +182,6 @@ def _loader() -> str:
     )
 
 
-class _Timeout(Exception):
-    pass
-
-
-class _Exited(Exception):
-    """The process closed its stdout: it ended, or is ending."""
-
-
-class _Garbled(Exception):
-    """The process sent something that is not a protocol message; it cannot be trusted further."""
-
-
-class _Process:
-    """One PHP process and its pipes, read and written with deadlines, never blocking forever."""
-
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
-        assert popen.stdin and popen.stdout and popen.stderr
-        self.popen = popen
-        self.php_pid: int | None = None
-        self._stdin = popen.stdin.fileno()
-        os.set_blocking(self._stdin, False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(popen.stdout.fileno(), selectors.EVENT_READ, "stdout")
-        self._selector.register(popen.stderr.fileno(), selectors.EVENT_READ, "stderr")
-        self._stdout_open = True
-        self._partial = {"stdout": bytearray(), "stderr": bytearray()}
-        self._messages: deque[bytes] = deque()
-        self.tail: deque[str] = deque(maxlen=_TAIL_LINES)
-        """The last lines written outside the protocol (stderr, stray stdout): a failure's cause."""
-        # Kills the group if the worker is dropped without close(), and at interpreter exit.
-        self._finalizer = weakref.finalize(self, _kill_group, popen)
-
-    def send(self, data: bytes, deadline: float) -> None:
-        view = memoryview(data)
-        self._selector.register(self._stdin, selectors.EVENT_WRITE, "stdin")
-        try:
-            while view:
-                for key, _ in self._wait(deadline):
-                    if key.data != "stdin":
-                        self._read(key)
-                        continue
-                    try:
-                        written = os.write(self._stdin, view[:_READ_SIZE])
-                    except BlockingIOError:
-                        continue
-                    except (BrokenPipeError, ConnectionResetError):
-                        raise _Exited from None
-                    view = view[written:]
-                if not self._stdout_open:
-                    raise _Exited
-        finally:
-            self._selector.unregister(self._stdin)
-
-    def receive(self, deadline: float) -> dict[str, Any]:
-        while not self._messages:
-            if not self._stdout_open:
-                raise _Exited
-            for key, _ in self._wait(deadline):
-                self._read(key)
-        line = self._messages.popleft()
-        try:
-            message = json.loads(line)
-        except ValueError as err:
-            raise _Garbled(f"a line that is not JSON ({err}): {line[:200]!r}") from None
-        if not isinstance(message, dict):
-            raise _Garbled(f"{line[:200]!r}, not a JSON object")
-        return message
-
-    def stop(self) -> int:
-        """Ends the process: EOF on stdin first, so PHP (and a container's PHP) can finish;
-        then the whole group is killed, before the leader is reaped so its group id cannot
-        have been reused. Returns the exit status."""
-        assert self.popen.stdin is not None
-        self.popen.stdin.close()
-        deadline = time.monotonic() + _STOP_GRACE_SECONDS
-        try:
-            while self._stdout_open:
-                for key, _ in self._wait(deadline):
-                    self._read(key)
-        except _Timeout:
-            pass
-        return self.kill()
-
-    def kill(self) -> int:
-        """Kills the whole process group at once and reaps the leader; returns its exit status."""
-        self._finalizer.detach()
-        _kill_group(self.popen)
-        self._selector.close()
-        for pipe in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            if pipe is not None:
-                pipe.close()
-        status = self.popen.returncode
-        return -signal.SIGKILL if status is None else status
-
-    def _wait(self, deadline: float) -> list[tuple[selectors.SelectorKey, int]]:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _Timeout
-        return self._selector.select(remaining)
-
-    def _read(self, key: selectors.SelectorKey) -> None:
-        chunk = os.read(key.fd, _READ_SIZE)
-        stream: str = key.data
-        if not chunk:
-            self._selector.unregister(key.fd)
-            if stream == "stdout":
-                self._stdout_open = False
-            return
-        partial = self._partial[stream]
-        partial += chunk
-        if b"\n" not in chunk:
-            return
-        *lines, rest = partial.split(b"\n")
-        self._partial[stream] = bytearray(rest)
-        for line in lines:
-            stray, mark, message = line.rpartition(_MARK) if stream == "stdout" else (line, b"", b"")
-            if mark:
-                self._messages.append(bytes(message))
-            if stray:
-                text = stray[:2000].decode("utf-8", "replace")
-                self.tail.append(text)
-                _LOG.info("PHP %s: %s", "stderr" if stream == "stderr" else "stdout (not protocol)", text)
-
-
-def _kill_group(popen: subprocess.Popen[bytes]) -> None:
-    if popen.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(popen.pid, signal.SIGKILL)
-        try:
-            popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # uninterruptible sleep; the kernel reaps it later
-            _LOG.warning("PHP worker %d did not die within 5 s of SIGKILL", popen.pid)
-
-
 class PhpWorker:
     """A PHP process that runs a Drupal codebase's check executors, started at the first call.
 
@@ -354,7 +212,7 @@ class PhpWorker:
         self._start_timeout = start_timeout
         self._services = services or Services()
         self._lock = threading.Lock()
-        self._process: _Process | None = None
+        self._process: Process | None = None
         self._unavailable: PhpUnavailable | None = None
         self._closed = False
         self._request_id = 0
@@ -426,7 +284,7 @@ class PhpWorker:
         if not self._lock.acquire(blocking=False):
             process = self._process
             if process is not None:
-                _kill_group(process.popen)
+                kill_group(process.popen)
             self._lock.acquire()
         try:
             if self._process is not None:
@@ -463,15 +321,15 @@ class PhpWorker:
                         process.send(self._answer(message), deadline)
                         continue
                     if message.get("id") not in (request_id, None):
-                        raise _Garbled(f"the answer to request {message.get('id')!r}, not to {request_id}")
+                        raise Garbled(f"the answer to request {message.get('id')!r}, not to {request_id}")
                     break
-            except _Timeout:
+            except Timeout:
                 self._discard()
                 raise _CallFailed(
                     f"{where} did not finish within {self._timeout:g} s (runTimeoutSeconds); "
                     "the PHP worker was stopped and the next check starts a new one"
                 ) from None
-            except _Exited:
+            except Exited:
                 status = self._discard()
                 if self._closed:
                     raise _CallFailed(f"the PHP worker was closed while {where} ran") from None
@@ -480,7 +338,7 @@ class PhpWorker:
                     f"the PHP worker exited with status {status} while {where} ran"
                     f"{': ' + cause if cause else ''}; the next check starts a new one"
                 ) from None
-            except _Garbled as garbled:
+            except Garbled as garbled:
                 self._discard()
                 raise _CallFailed(
                     f"the PHP worker sent {garbled} while {where} ran; it was stopped and the next "
@@ -493,7 +351,7 @@ class PhpWorker:
                 process.stop()
             return message
 
-    def _start(self) -> _Process:
+    def _start(self) -> Process:
         if self._unavailable is not None:
             raise self._unavailable
         try:
@@ -504,7 +362,7 @@ class PhpWorker:
         self._process = process
         return process
 
-    def _spawn(self) -> _Process:
+    def _spawn(self) -> Process:
         shown = shlex.join(self._command)
         started = time.monotonic()
         try:
@@ -526,13 +384,13 @@ class PhpWorker:
             raise PhpUnavailable(
                 f"`{shown}` cannot be started: {err.strerror} (set aiEval.php.command)"
             ) from None
-        process = _Process(popen)
+        process = Process(popen)
         deadline = started + self._start_timeout
         try:
             hello = process.receive(deadline)
             version, version_id = str(hello.get("php")), hello.get("id")
             if not isinstance(version_id, int):
-                raise _Garbled(f"{hello!r}, not a PHP version")
+                raise Garbled(f"{hello!r}, not a PHP version")
             if version_id < MINIMUM_PHP:
                 process.stop()
                 raise PhpUnavailable(
@@ -547,18 +405,18 @@ class PhpWorker:
             }
             process.send((json.dumps(config) + "\n").encode("ascii"), deadline)
             ready = process.receive(deadline)
-        except _Timeout:
+        except Timeout:
             process.kill()
             raise PhpUnavailable(
                 f"`{shown}` did not start a PHP worker within {self._start_timeout:g} s"
             ) from None
-        except _Exited:
+        except Exited:
             status = process.stop()
             cause = _tail_summary(process) or "no output"
             raise PhpUnavailable(
                 f"`{shown}` did not start a PHP worker (exit status {status}): {cause} (set aiEval.php.command)"
             ) from None
-        except _Garbled as garbled:
+        except Garbled as garbled:
             process.kill()
             raise PhpUnavailable(
                 f"`{shown}` did not start a PHP worker: it sent {garbled} (set aiEval.php.command)"
@@ -607,7 +465,7 @@ class _CallFailed(Exception):
     """A call got no answer from PHP; the message is the check's reason."""
 
 
-def _tail_summary(process: _Process) -> str:
+def _tail_summary(process: Process) -> str:
     return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
 
 

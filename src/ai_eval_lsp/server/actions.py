@@ -145,4 +145,10 @@ def register(server: AiEvalServer) -> None:
             if diagnostic.source == names.SOURCE
             for fix in quick_fixes(document, diagnostic, ls.encoding)
         ]
-        return actions + run_actions(document, params.range.start.line)
+        actions += run_actions(document, params.range.start.line)
+        only = params.context.only
+        if only:  # the kinds the client asked for, and their subkinds (`source` takes `source.x`)
+            actions = [
+                a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(f"{k}.") for k in only)
+            ]
+        return actions

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 NOT_AN_EXECUTOR = 42
@@ -66,3 +69,18 @@ class RaisesInApplies:
                 "unevaluatedProperties": False,
             }
         }
+
+
+class NeverReturns:
+    """Claims `stuck` checks and never returns from them; writes its process id to the file named
+    by AI_EVAL_TEST_PID_FILE first, so a test can see the process is stopped."""
+
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        return check.get("kind") == "stuck"
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> Any:
+        pid_file = os.environ.get("AI_EVAL_TEST_PID_FILE")
+        if pid_file:
+            Path(pid_file).write_text(str(os.getpid()))
+        while True:
+            time.sleep(3600)

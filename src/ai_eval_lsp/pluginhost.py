@@ -1,0 +1,206 @@
+"""Python plugin executors, run in a child process so that `runTimeoutSeconds` really stops them:
+Python cannot stop a thread, so an executor that never returns would run on for ever beside the
+server. One host serves a run; it starts a child (`python -P -m ai_eval_lsp.pluginhost`, the same
+environment) at the first plugin check, and a check that outlives the limit has the child killed
+and fails with a timeout reason; the next check starts a new child.
+
+The plugin's `applies()` still runs in the server's own process (dispatch decides there, and
+diagnostics never run a check); only `execute()` goes to the child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from ai_eval_lsp.api import CheckOutcome, Services
+from ai_eval_lsp.childproc import MARK, Exited, Garbled, Process, Timeout
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.plugins import Plugin
+
+START_SECONDS = 60.0
+"""How long the child may take to start and import a plugin, apart from the check's own time."""
+
+
+class PluginHost:
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._process: Process | None = None
+        self._loaded: set[tuple[str, str]] = set()
+
+    def __enter__(self) -> PluginHost:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.popen.pid if self._process is not None else None
+
+    def execute(
+        self, plugin: Plugin, name: str, check: Mapping[str, Any], response: str, context: Mapping[str, Any]
+    ) -> CheckOutcome:
+        """The plugin's outcome; a failure in the child (an exception, a wrong return type, an
+        executor that does not finish in time) is a failed outcome with the cause."""
+        key = (plugin.origin.distribution or plugin.name, plugin.name)
+        with self._lock:
+            try:
+                if self._process is None or key not in self._loaded:
+                    # Starting Python and importing the plugin do not count against the check.
+                    answer = self._call({"op": "load", "plugin": key}, START_SECONDS)
+                    if "error" in answer:
+                        return _failed(check, f"{name} {answer['error']}")
+                    self._loaded.add(key)
+                request = {
+                    "op": "execute",
+                    "plugin": key,
+                    "check": check,
+                    "response": response,
+                    "context": context,
+                }
+                answer = self._call(request, self.timeout)
+            except _Unsendable as err:
+                return _failed(check, f"{name} cannot be given this check: it cannot be sent as JSON ({err})")
+            except Timeout:
+                self._stop()
+                return _failed(check, f"{name} did not finish within {self.timeout:g} s (runTimeoutSeconds)")
+            except (Exited, Garbled) as err:
+                cause = self._stop() or str(err) or "no output"
+                return _failed(check, f"{name} ended the process that ran it ({cause})")
+        if "error" in answer:
+            return _failed(check, f"{name} {answer['error']}")
+        outcome = answer.get("outcome")
+        try:
+            return (
+                CheckOutcome(**outcome)
+                if isinstance(outcome, dict)
+                else _failed(check, f"{name} sent no outcome")
+            )
+        except TypeError:
+            return _failed(check, f"{name} answered with a malformed outcome: {outcome!r}")
+
+    def _call(self, request: dict[str, Any], seconds: float) -> dict[str, Any]:
+        try:
+            payload = json.dumps(request).encode("utf-8") + b"\n"
+        except (TypeError, ValueError) as err:
+            raise _Unsendable(str(err)) from None
+        process = self._process = self._process or _start()
+        deadline = time.monotonic() + seconds
+        process.send(payload, deadline)
+        return process.receive(deadline)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._process is not None:
+                self._process.stop()
+                self._process = None
+
+    def _stop(self) -> str:
+        """Kill the child after a failed call; returns the last lines it wrote (the cause)."""
+        process, self._process = self._process, None
+        self._loaded.clear()
+        if process is None:
+            return ""
+        process.kill()
+        return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
+
+
+class _Unsendable(Exception):
+    """A check or question that JSON cannot carry."""
+
+
+class HostedExecutor:
+    """A Python plugin's executor as a run sees it: `applies()` in this process, `execute()` in
+    the run's plugin host. Without a host (diagnostics), it only answers `applies()`."""
+
+    def __init__(self, plugin: Plugin, name: str, host: PluginHost | None) -> None:
+        self.plugin, self.name, self.host = plugin, name, host
+
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        return bool(self.plugin.executor.applies(check))
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> CheckOutcome:
+        if self.host is None:
+            raise RuntimeError("a plugin's check runs only through a run's plugin host")
+        return self.host.execute(self.plugin, self.name, check, response, context)
+
+
+def _start() -> Process:
+    popen = subprocess.Popen(
+        [sys.executable, "-P", "-m", "ai_eval_lsp.pluginhost"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    return Process(popen)
+
+
+def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
+    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind", "")), 0.0, False, reason)
+
+
+# --- the child ------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    """Answer execute requests, one JSON line each, until stdin closes."""
+    from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
+
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what a plugin prints stays off the protocol
+    services = Services()
+    entries = {
+        (ep.dist.name if ep.dist else ep.name, ep.name): ep for ep in entry_points(group=EXECUTOR_GROUP)
+    }
+    loaded: dict[tuple[str, str], Plugin | None] = {}
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        distribution, name = request["plugin"]
+        key = (distribution, name)
+        if key not in loaded:
+            entry = entries.get(key)
+            loaded[key] = load(entry, services) if entry is not None else None
+        plugin = loaded[key]
+        answer: dict[str, Any] = {}
+        if plugin is None:
+            answer["error"] = "is no longer installed"
+        elif plugin.executor is None:
+            answer["error"] = plugin.problems[0]
+        elif request["op"] == "execute":
+            answer = _execute(plugin.executor, request)
+        protocol.write(MARK + json.dumps(answer).encode("utf-8") + b"\n")
+
+
+def _execute(executor: Any, request: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        outcome = executor.execute(request["check"], request["response"], request["context"])
+    except BaseException as err:  # reported as the check's failure, never raised
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        return {"error": f"raised {type(err).__name__}: {err}"}
+    if not isinstance(outcome, CheckOutcome):
+        return {"error": f"returned {type(outcome).__name__}, not a CheckOutcome"}
+    return {
+        "outcome": {
+            "check_id": outcome.check_id,
+            "kind": outcome.kind,
+            "score": outcome.score,
+            "passed": outcome.passed,
+            "reason": outcome.reason,
+        }
+    }
+
+
+if __name__ == "__main__":
+    main()
