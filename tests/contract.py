@@ -52,3 +52,24 @@ scoring:
   weights:
     
 """
+
+
+def _rubric(rubric_id: str) -> str:
+    return f'id: {rubric_id}\nversion: "1.0"\nchecks:\n  - {{kind: must_contain_any, values: [a]}}\nscoring: {{combine: all_pass}}\n'
+
+
+ROLE_GLOBS = {"rubricGlobs": ["evals/**/*.check.yml"]}
+# Paths under a project, what SPEC section 2 says they are (with `ROLE_GLOBS`), and a text. Every
+# client and the CLI must agree on this table: the server decides for all of them.
+ROLE_TABLE: dict[str, tuple[str | None, str]] = {
+    "evals/deep/tone.yaml": (
+        "rubric",
+        "# yaml-language-server: $schema=https://x.invalid/rubric.schema.json\n" + _rubric("modeline"),
+    ),
+    "x/rubrics/y/z.yaml": ("rubric", _rubric("nested")),
+    "evals/more/polite.check.yml": ("rubric", _rubric("globbed")),
+    "support.rubric.yml": ("rubric", _rubric("named")),
+    "support.cases.yaml": ("cases", "rubric: named\ncases: []\n"),
+    "config.yml": (None, "services:\n  web: {kind: regexp}\n"),
+    "web/modules/custom/m/m.services.yml": (None, "services:\n  m.thing:\n    class: Drupal\\m\\Thing\n"),
+}

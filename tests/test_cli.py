@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -261,3 +264,30 @@ def test_a_numeric_version_gets_a_fix_that_is_a_version(
     (tmp_path / "v.rubric.yaml").write_text(CLEAN.format(id="v").replace('"1.0"', written))
     _, out, _ = run(capsys, "--root", str(tmp_path), "check", str(tmp_path / "v.rubric.yaml"))
     assert advice in out
+
+
+def test_check_from_far_above_uses_the_files_own_project(tmp_path: Path) -> None:
+    """Run from `/`, a file's project is the nearest folder above it with a marker (here
+    `ai-eval.toml`): its composites resolve there, its settings apply, and nothing else is walked."""
+    project = tmp_path / "deep" / "down" / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "ai-eval.toml").write_text('rubricGlobs = ["evals/*.eval.yml"]\n')
+    (project / "evals" / "base.eval.yml").write_text(
+        'id: base\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
+    )
+    uses = project / "evals" / "uses.eval.yml"
+    uses.write_text(
+        'id: uses\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: base}\n  - {kind: composite, rubric: elsewhere}\nscoring: {combine: all_pass}\n'
+    )
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "ai_eval_lsp", "check", "--format", "json", str(uses)],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert time.monotonic() - started < 60  # it never walks `/`: that took forever
+    found = json.loads(result.stdout)
+    assert [(p["code"], p["line"]) for p in found] == [("unresolved-rubric", 5)]
+    assert result.returncode == 1

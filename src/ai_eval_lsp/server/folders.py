@@ -38,6 +38,7 @@ class Folders:
         self.server = server
         self.session = server.session
         self.reloads: dict[Folder, asyncio.TimerHandle] = {}
+        self.loading: set[Folder] = set()
         self.told: set[tuple[Path, str]] = set()
 
     # --- folders come and go ---------------------------------------------------------------------
@@ -89,7 +90,11 @@ class Folders:
 
     async def load(self, folder: Folder, walk: bool = True) -> None:
         """Load (or reload) the folder's project, analyse its documents against it, then walk it."""
-        project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
+        self.loading.add(folder)
+        try:
+            project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
+        finally:
+            self.loading.discard(folder)
         if self.session.folders.get(folder.uri) is not folder:
             return  # removed meanwhile
         folder.project = project

@@ -80,8 +80,8 @@ class Scheduler:
         self.published(document, others_changed)
         if document.current:
             self._wake(uri)
-        elif uri in self.waiting and uri not in self.timers:
-            self.start(uri)  # edited meanwhile, and a request is waiting for the new version
+        elif uri not in self.timers:
+            self.start(uri)  # its project changed meanwhile, or a request waits for a newer version
 
     def _wake(self, uri: str, error: BaseException | None = None) -> None:
         for waiter in self.waiting.pop(uri, []):

@@ -48,7 +48,7 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
 async def configure(server: AiEvalServer, folder: Folder) -> None:
     """Give a folder its settings, then load its project (again, if they changed)."""
     settings = await fetch_settings(server, None if folder.uri.startswith("loose:") else folder.uri)
-    if folder.project is not None and settings == folder.settings:
+    if settings == folder.settings and (folder.project is not None or folder in server.folders.loading):
         return
     globs_changed = (settings.rubric_globs, settings.cases_globs) != (
         folder.settings.rubric_globs,
