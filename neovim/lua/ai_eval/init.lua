@@ -1,17 +1,57 @@
--- ai-eval-lsp for Neovim: filetype detection, the language server, user commands and
--- `aiEval/runComplete` shown through vim.notify. Works on Neovim 0.7 and later; on 0.11+
--- `vim.lsp.enable("ai_eval_lsp")` with lsp/ai_eval_lsp.lua does the same without setup().
+-- ai-eval-lsp for Neovim: the language server on YAML buffers under a project root, the server's
+-- word on which of them are rubric and cases files, user commands, file events the server cannot
+-- watch by itself, and `aiEval/runComplete` shown through vim.notify. Works on Neovim 0.7 and
+-- later; on 0.11+ `vim.lsp.enable("ai_eval_lsp")` with lsp/ai_eval_lsp.lua does the same without
+-- setup().
+local root = require("ai_eval.root")
+local watch = require("ai_eval.watch")
+
 local M = {}
 
-M.filetype = "yaml.aieval"
+M.name = "ai_eval_lsp"
 
 M.defaults = {
   -- The server runs in the Python environment whose plugins it should see: the one where
   -- `pip install ai-eval-lsp` put the console script.
   cmd = { "ai-eval-lsp", "serve" },
-  root_markers = { "pyproject.toml", ".git" },
+  -- Every YAML buffer goes to the server, which decides what is a rubric or cases file (SPEC
+  -- section 2 and the rubricGlobs/casesGlobs settings): one classification for every editor.
+  -- `yaml.aieval` is still accepted for buffers a user marks so by hand.
+  filetypes = { "yaml", "yaml.aieval" },
+  -- Passed as they are: `aiEval` with rubricGlobs, casesGlobs, schemaFragments, resultsDatabase,
+  -- exportEnvelopeOnComplete, runTimeoutSeconds, drupal = { root }, php = { command, run }.
   settings = { aiEval = {} },
 }
+
+M.root_markers = root.markers
+
+--- The project root of a file (see ai_eval/root.lua), or nil for a file right in `/` or home.
+function M.root_dir(path)
+  return root.find(path)
+end
+
+-- Buffers the server can know: a file on disk, not a help page, terminal or `scheme://` buffer.
+function M.is_file_buffer(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  return vim.bo[bufnr].buftype == "" and name ~= "" and not name:match("^%a[%w+.-]*://")
+end
+
+-- Client methods take `self` from 0.11 on; before, they were plain functions.
+local function request(client, method, params, handler, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function stopped(client)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+-- --- what the server tells --------------------------------------------------------------------
 
 local function notify_run(row)
   local interval = "n/a"
@@ -28,89 +68,169 @@ local function notify_run(row)
   )
 end
 
+local function buffer_of(uri, client_id)
+  for _, bufnr in ipairs(vim.lsp.get_buffers_by_client_id(client_id)) do
+    if vim.uri_from_bufnr(bufnr) == uri then
+      return bufnr
+    end
+  end
+end
+
+-- `User AiEvalRole` runs with the buffer current (so `<abuf>`, `args.buf` and `vim.b` are its);
+-- from 0.8 on its data is `{ buf, role }` too.
+local function announce_role(bufnr, role)
+  vim.api.nvim_buf_call(bufnr, function()
+    local opts = { pattern = "AiEvalRole", modeline = false }
+    if vim.fn.has("nvim-0.8") == 1 then
+      opts.data = { buf = bufnr, role = role }
+    end
+    vim.api.nvim_exec_autocmds("User", opts)
+  end)
+end
+
+--- `aiEval/documentRole` {uri, role}: the server's word on a buffer. `b:ai_eval_role` is
+--- "rubric" or "cases", and unset for other YAML. The filetype stays `yaml` (see README).
+function M.on_document_role(_, params, ctx)
+  if type(params) ~= "table" then
+    return
+  end
+  local bufnr = buffer_of(params.uri, ctx.client_id)
+  if not bufnr then
+    return
+  end
+  local role = (params.role == "rubric" or params.role == "cases") and params.role or nil
+  vim.b[bufnr].ai_eval_role = role
+  announce_role(bufnr, role)
+end
+
 M.handlers = {
   ["aiEval/runComplete"] = function(_, row)
     notify_run(row)
   end,
+  ["aiEval/documentRole"] = function(...)
+    M.on_document_role(...)
+  end,
 }
 
-local RUBRIC_MODELINE = "yaml%-language%-server:%s*%$schema=%S*rubric%.schema%.json"
+-- --- pulled diagnostics that go stale ------------------------------------------------------------
+--
+-- Neovim 0.10 and 0.11 pull diagnostics, but only when their own buffer changes: they do not
+-- answer `workspace/diagnostic/refresh`. A rubric's diagnostics also change when another file
+-- does (a composite's target, a Drupal services.yml or executor class), so the plugin answers the
+-- refresh itself: visible buffers are pulled at once, hidden ones when next entered.
 
---- Whether a buffer is a rubric or cases file by SPEC section 2 (name, folder or modeline).
-function M.is_ai_eval_file(path, lines)
-  if path:match("%.rubric%.ya?ml$") or path:match("%.cases%.ya?ml$") then
-    return true
-  end
-  if not path:match("%.ya?ml$") then
-    return false
-  end
-  if path:match("/rubrics/") then
-    return true
-  end
-  for _, line in ipairs(lines or {}) do
-    if not line:match("^%s*#") and line:match("%S") then
-      return false
-    end
-    if line:match(RUBRIC_MODELINE) then
-      return true
-    end
-  end
-  return false
-end
+local DIAGNOSTIC = "textDocument/diagnostic"
+local REFRESH = "workspace/diagnostic/refresh"
 
-function M.detect(bufnr)
-  local path = vim.api.nvim_buf_get_name(bufnr)
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, 20, false)
-  if M.is_ai_eval_file(path, lines) then
-    vim.bo[bufnr].filetype = M.filetype
+local function pull(client, bufnr)
+  if vim.api.nvim_buf_is_loaded(bufnr) then
+    -- no handler: Neovim's own textDocument/diagnostic handler shows the answer
+    request(client, DIAGNOSTIC, { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, nil, bufnr)
   end
 end
 
-local function root_of(path, markers)
-  local dir = vim.fn.fnamemodify(path, ":p:h")
-  while dir and dir ~= "" do
-    for _, marker in ipairs(markers) do
-      if vim.loop.fs_stat(dir .. "/" .. marker) then
-        return dir
-      end
-    end
-    local parent = vim.fn.fnamemodify(dir, ":h")
-    if parent == dir then
-      break
-    end
-    dir = parent
-  end
-  return vim.fn.getcwd()
+local function visible(bufnr)
+  return vim.fn.bufwinid(bufnr) ~= -1
 end
+
+local stale_group
+
+function M.on_diagnostic_refresh(_, _, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return vim.NIL
+  end
+  stale_group = stale_group or vim.api.nvim_create_augroup("ai_eval_lsp_stale", { clear = true })
+  for _, bufnr in ipairs(vim.lsp.get_buffers_by_client_id(client.id)) do
+    if visible(bufnr) then
+      pull(client, bufnr)
+    else
+      vim.api.nvim_clear_autocmds({ group = stale_group, buffer = bufnr })
+      vim.api.nvim_create_autocmd("BufEnter", {
+        group = stale_group,
+        buffer = bufnr,
+        once = true,
+        callback = function()
+          if not stopped(client) then
+            pull(client, bufnr)
+          end
+        end,
+      })
+    end
+  end
+  return vim.NIL
+end
+
+--- Whether this Neovim pulls diagnostics but leaves `workspace/diagnostic/refresh` unanswered.
+function M.needs_refresh_support()
+  local text_document = vim.lsp.protocol.make_client_capabilities().textDocument or {}
+  return text_document.diagnostic ~= nil and vim.lsp.handlers[REFRESH] == nil
+end
+
+-- --- settings ---------------------------------------------------------------------------------
+--
+-- The server asks for the `aiEval` section (`workspace/configuration`) per folder. Neovim 0.7
+-- answers that request but does not advertise it, and sends no settings on its own; so the
+-- capability is advertised, and the settings also go in `initializationOptions`, as they are.
+
+M.capabilities = { workspace = { configuration = true } }
+
+if M.needs_refresh_support() then
+  M.handlers[REFRESH] = function(...)
+    return M.on_diagnostic_refresh(...)
+  end
+  M.capabilities.workspace.diagnostics = { refreshSupport = true }
+end
+
+function M.before_init(params, config)
+  local settings = config.settings or {}
+  params.initializationOptions = vim.tbl_extend("keep", params.initializationOptions or {}, { aiEval = settings.aiEval })
+end
+
+-- --- talking to the server ---------------------------------------------------------------------
 
 local function clients(bufnr)
   if vim.lsp.get_clients then -- 0.10+
-    return vim.lsp.get_clients({ bufnr = bufnr, name = "ai_eval_lsp" })
+    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
   end
   local found = {}
-  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
-    if client.name == "ai_eval_lsp" then
+  for _, client in pairs(bufnr and vim.lsp.buf_get_clients(bufnr) or vim.lsp.get_active_clients()) do
+    if client.name == M.name then
       table.insert(found, client)
     end
   end
   return found
 end
 
--- Client methods take `self` from 0.11 on; before, they were plain functions.
-local function request(client, method, params, handler, bufnr)
-  if vim.fn.has("nvim-0.11") == 1 then
-    return client:request(method, params, handler, bufnr)
+-- The client for a buffer: the one attached to it, else (a PHP or other file of the project,
+-- for the workspace-wide commands) the one whose root holds it, else the only one there is.
+local function client_for(bufnr)
+  local attached = clients(bufnr)[1]
+  if attached then
+    return attached
   end
-  return client.request(method, params, handler, bufnr)
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local all = clients(nil)
+  for _, client in ipairs(all) do
+    if client.config.root_dir and watch.is_under(path, client.config.root_dir) then
+      return client
+    end
+  end
+  if #all == 1 then
+    return all[1]
+  end
 end
 
---- Run a server command, with the buffer's uri, through the attached ai_eval_lsp client.
+local function no_client()
+  vim.notify("ai-eval: no ai_eval_lsp server runs for this buffer", vim.log.levels.ERROR)
+end
+
+--- Run a server command, with the buffer's uri, through the buffer's ai_eval_lsp client.
 function M.execute(command, argument, bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
-  local client = clients(bufnr)[1]
+  local client = client_for(bufnr)
   if not client then
-    vim.notify("ai-eval: no ai_eval_lsp client is attached to this buffer", vim.log.levels.ERROR)
-    return
+    return no_client()
   end
   argument = argument or {}
   argument.uri = argument.uri or vim.uri_from_bufnr(bufnr)
@@ -120,20 +240,44 @@ function M.execute(command, argument, bufnr)
     elseif command == "aiEval.runCheck" and result then
       vim.notify("ai-eval: " .. vim.fn.json_encode(result), vim.log.levels.INFO)
     elseif command == "aiEval.exportSchema" and result then
-      local path = vim.fn.getcwd() .. "/rubric.combined.json"
+      local path = (client.config.root_dir or vim.fn.getcwd()) .. "/rubric.combined.json"
       vim.fn.writefile({ vim.fn.json_encode(result) }, path)
       vim.notify("ai-eval: combined schema written to " .. path, vim.log.levels.INFO)
     end
   end, bufnr)
 end
 
+--- The buffer's role as the server said it, or nil after telling the user why it will not do:
+--- the run commands act on rubric and cases files only.
+function M.require_role(bufnr, wanted)
+  local role = vim.b[bufnr].ai_eval_role
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":t")
+  if name == "" then
+    name = "this buffer"
+  end
+  if role == wanted then
+    return role
+  end
+  if role == nil then
+    vim.notify(
+      string.format("ai-eval: %s is not a rubric or cases file (as the server reads it)", name),
+      vim.log.levels.WARN
+    )
+  else
+    vim.notify(string.format("ai-eval: %s is a %s file; this command needs a %s file", name, role, wanted),
+      vim.log.levels.WARN)
+  end
+end
+
 --- Run the check under the cursor: the server's "Run check" code action knows which it is.
 function M.run_check_at_cursor()
   local bufnr = vim.api.nvim_get_current_buf()
+  if not M.require_role(bufnr, "rubric") then
+    return
+  end
   local client = clients(bufnr)[1]
   if not client then
-    vim.notify("ai-eval: no ai_eval_lsp client is attached to this buffer", vim.log.levels.ERROR)
-    return
+    return no_client()
   end
   local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
   params.context = { diagnostics = {}, only = { "source" } }
@@ -148,11 +292,21 @@ function M.run_check_at_cursor()
   end, bufnr)
 end
 
+local function run_on(role, command)
+  return function()
+    local bufnr = vim.api.nvim_get_current_buf()
+    if M.require_role(bufnr, role) then
+      M.execute(command, nil, bufnr)
+    end
+  end
+end
+
 function M.create_commands()
   local commands = {
-    AiEvalRunCases = function() M.execute("aiEval.runCases") end,
-    AiEvalRunRubric = function() M.execute("aiEval.runRubric") end,
+    AiEvalRunCases = run_on("cases", "aiEval.runCases"),
+    AiEvalRunRubric = run_on("rubric", "aiEval.runRubric"),
     AiEvalRunCheck = M.run_check_at_cursor,
+    -- workspace-wide: from any buffer of the project (a services.yml, an executor class)
     AiEvalReloadPlugins = function() M.execute("aiEval.reloadPlugins") end,
     AiEvalExportSchema = function() M.execute("aiEval.exportSchema") end,
   }
@@ -161,33 +315,66 @@ function M.create_commands()
   end
 end
 
---- Configure and start the server for rubric and cases buffers (Neovim 0.7 to 0.10, and later).
-function M.setup(opts)
-  local config = vim.tbl_deep_extend("force", M.defaults, opts or {})
+--- Everything but starting the server, shared by setup() and lsp/ai_eval_lsp.lua.
+function M.prepare()
   M.create_commands()
+  watch.client_name = M.name
+  watch.install()
+end
+
+-- --- Neovim 0.7 to 0.10 (also later): setup() -----------------------------------------------
+
+M.client_ids = {} -- root (or "" for none) -> client id, Neovim 0.7 only
+
+local function start(config, bufnr)
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local start_config = {
+    name = M.name,
+    cmd = config.cmd,
+    root_dir = M.root_dir(path),
+    settings = config.settings,
+    handlers = vim.tbl_extend("keep", config.handlers or {}, M.handlers),
+    capabilities = vim.tbl_deep_extend(
+      "force", vim.lsp.protocol.make_client_capabilities(), M.capabilities, config.capabilities or {}
+    ),
+    on_attach = config.on_attach,
+    before_init = function(params, client_config)
+      M.before_init(params, client_config)
+      if config.before_init then
+        config.before_init(params, client_config)
+      end
+    end,
+  }
+  if vim.lsp.start then -- 0.8+: reuses the client of the same name and root
+    vim.lsp.start(start_config, { bufnr = bufnr })
+    return
+  end
+  local key = start_config.root_dir or ""
+  local id = M.client_ids[key]
+  if not id or vim.lsp.client_is_stopped(id) then
+    id = vim.lsp.start_client(start_config)
+    M.client_ids[key] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+--- Configure and start the server for YAML buffers under a project root.
+function M.setup(opts)
+  opts = opts or {}
+  local config = vim.tbl_deep_extend("force", M.defaults, opts)
+  -- lists replace the defaults: deep-extending them would merge by index
+  config.cmd = opts.cmd or M.defaults.cmd
+  config.filetypes = opts.filetypes or M.defaults.filetypes
+  M.prepare()
   local group = vim.api.nvim_create_augroup("ai_eval_lsp", { clear = true })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
-    pattern = M.filetype,
+    pattern = config.filetypes,
     callback = function(args)
-      local path = vim.api.nvim_buf_get_name(args.buf)
-      local start = {
-        name = "ai_eval_lsp",
-        cmd = config.cmd,
-        root_dir = root_of(path, config.root_markers),
-        settings = config.settings,
-        handlers = M.handlers,
-      }
-      if vim.lsp.start then
-        vim.lsp.start(start, { bufnr = args.buf })
-      else -- Neovim 0.7
-        M.client_ids = M.client_ids or {}
-        local id = M.client_ids[start.root_dir]
-        if not id or vim.lsp.client_is_stopped(id) then
-          id = vim.lsp.start_client(start)
-          M.client_ids[start.root_dir] = id
-        end
-        vim.lsp.buf_attach_client(args.buf, id)
+      if M.is_file_buffer(args.buf) then
+        start(config, args.buf)
       end
     end,
   })
