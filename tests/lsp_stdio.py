@@ -20,6 +20,8 @@ class StdioClient:
         )
         self.on_request = on_request
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.notifications: list[dict[str, Any]] = []
+        """Every notification received, kept (waiting for a reply drops what it passes over)."""
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -46,6 +48,8 @@ class StdioClient:
                     }
                 )
             else:
+                if "method" in message:
+                    self.notifications.append(message)
                 self.messages.put(message)
 
     def _send(self, message: dict[str, Any]) -> None:

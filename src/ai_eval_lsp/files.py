@@ -19,6 +19,7 @@ SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
 """Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
 
 HEAD_BYTES = 4096
+_YAML_SUFFIXES = (".yaml", ".yml")
 
 SETTINGS_FILE = "ai-eval.toml"
 
@@ -39,33 +40,42 @@ def walk(
 ) -> Iterator[Found]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
     files by name, then its folders by name. Paths are relative to `root`."""
-    named = _named_folders([*rubric_globs, *cases_globs])
+    globs = [*rubric_globs, *cases_globs]
+    named = _named_folders(globs)
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
     pending = [(start, "" if prefix == "." else prefix + "/")]
     while pending:
         folder, relative = pending.pop()
+        folders: list[tuple[str, str]] = []
+        found: list[tuple[str, Role, str]] = []
         try:
             with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
+                for entry in scan:
+                    name = entry.name
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if _walked(name, named):
+                                folders.append((name, entry.path))
+                            continue
+                    except OSError:
+                        continue
+                    if not globs and not name.endswith(_YAML_SUFFIXES):
+                        continue  # by far most files: settled by the name alone
+                    role = classify_by_name(relative + name, rubric_globs, cases_globs)
+                    if role == "head":
+                        role = (
+                            "rubric"
+                            if _is_regular_file(entry) and has_modeline(read_head(entry.path))
+                            else None
+                        )
+                    if role is not None:
+                        found.append((name, role, entry.path))
         except OSError:
             continue  # unreadable or gone: nothing in it to check
-        folders = []
-        for entry in entries:
-            try:
-                is_folder = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_folder:
-                if _walked(entry.name, named):
-                    folders.append((Path(entry.path), f"{relative}{entry.name}/"))
-                continue
-            role = classify_by_name(relative + entry.name, rubric_globs, cases_globs)
-            if role == "head":
-                role = "rubric" if _is_regular_file(entry) and has_modeline(read_head(entry.path)) else None
-            if role is not None:
-                yield Found(Path(entry.path), relative + entry.name, role)
-        pending.extend(reversed(folders))
+        for name, role, path in sorted(found):
+            yield Found(Path(path), relative + name, role)
+        pending.extend((Path(path), f"{relative}{name}/") for name, path in sorted(folders, reverse=True))
 
 
 def excluded(relative: str, globs: Sequence[str]) -> bool:

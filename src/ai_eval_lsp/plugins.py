@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp.api import Services
 from ai_eval_lsp.core.evaluate import Runner, claim
@@ -31,8 +31,10 @@ from ai_eval_lsp.core.schema import (
 )
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
 from ai_eval_lsp.drupal.executor import PhpCheckExecutor
-from ai_eval_lsp.drupal.worker import PhpWorker, unrunnable_reason
 from ai_eval_lsp.pluginhost import HostedExecutor, PluginHost
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.drupal.worker import PhpWorker
 
 EXECUTOR_GROUP = "ai_eval.check_executors"
 
@@ -217,6 +219,8 @@ def _contribution(plugin: Plugin) -> Contribution:
 
 
 def _php_plugin(executor: PhpExecutor, php_run: bool) -> PhpPlugin:
+    from ai_eval_lsp.drupal.worker import unrunnable_reason  # only a Drupal codebase needs it
+
     origin = Origin(
         executor.class_name,
         module=executor.module,

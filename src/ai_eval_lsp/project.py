@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ai_eval_lsp.core.analysis import Analysis, Rules, analyse
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
@@ -19,10 +20,12 @@ from ai_eval_lsp.core.workspace import (
 )
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
 from ai_eval_lsp.drupal import codebase as drupal
-from ai_eval_lsp.drupal.worker import PhpWorker
 from ai_eval_lsp.files import Found, read_head, walk
 from ai_eval_lsp.plugins import Registry, discover
 from ai_eval_lsp.settings import Settings
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.drupal.worker import PhpWorker
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,8 @@ class Project:
     def php_worker(self) -> PhpWorker | None:
         """A PHP worker for one run, when the Drupal codebase has executors to run; the caller
         closes it (it starts PHP only at its first call)."""
+        from ai_eval_lsp.drupal.worker import PhpWorker  # only runs start PHP
+
         codebase = self.registry.codebase
         if codebase is None or not self.registry.php or not self.settings.php_run:
             return None

@@ -109,7 +109,7 @@ def combine(core: dict[str, Any], contributions: Iterable[Contribution]) -> Comb
 
 
 def _definition_error(kind: object, definition: object, combined: CombinedSchema) -> str | None:
-    import jsonschema
+    import jsonschema_rs
 
     if not isinstance(kind, str) or not re.match(KIND_PATTERN, kind):
         return f"the kind {kind!r} is ignored: a kind is a snake_case name such as `word_count`"
@@ -121,10 +121,11 @@ def _definition_error(kind: object, definition: object, combined: CombinedSchema
     if not isinstance(definition, dict):
         return f"the definition of `{kind}` is ignored: it must be a JSON Schema object, not {type(definition).__name__}"
     try:
-        jsonschema.Draft202012Validator.check_schema(definition)
-    except jsonschema.SchemaError as err:
-        where = "/".join(str(step) for step in err.absolute_path) or "its root"
-        return f"the definition of `{kind}` is ignored: it is not a valid JSON Schema ({err.message}, at {where})"
+        jsonschema_rs.meta.validate({"$schema": DRAFT_2020_12, **definition})
+    except jsonschema_rs.ValidationError as err:
+        where = "/".join(str(step) for step in err.instance_path) or "its root"
+        message = str(err).splitlines()[0]
+        return f"the definition of `{kind}` is ignored: it is not a valid JSON Schema ({message}, at {where})"
     parts = list(_all_of(definition))
     if not any(_kind_const(part) == kind for part in parts):
         return f"the definition of `{kind}` is ignored: it must pin the kind with `properties.kind.const: {kind}`"

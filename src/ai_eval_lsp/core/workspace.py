@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Span
@@ -15,9 +14,9 @@ from ai_eval_lsp.core.yamltree import Node
 
 Role = Literal["rubric", "cases"]
 
-_CASES_NAME = re.compile(r"\.cases\.ya?ml\Z")
-_RUBRIC_NAME = re.compile(r"\.rubric\.ya?ml\Z")
-_YAML_NAME = re.compile(r"\.ya?ml\Z")
+_CASES_SUFFIXES = (".cases.yaml", ".cases.yml")
+_RUBRIC_SUFFIXES = (".rubric.yaml", ".rubric.yml")
+_YAML_SUFFIXES = (".yaml", ".yml")
 _MODELINE = re.compile(r"#\s*yaml-language-server:\s*\$schema=\S*rubric\.schema\.json")
 
 
@@ -49,15 +48,17 @@ def classify_by_name(
     relative_path: str, rubric_globs: Sequence[str] = (), cases_globs: Sequence[str] = ()
 ) -> Role | Literal["head"] | None:
     """The role a path has by its name alone, "head" when only its first lines can tell (a YAML
-    file that might carry the modeline), or None when it is no rubric or cases file."""
-    name = PurePosixPath(relative_path).name
-    if _CASES_NAME.search(name) or matches_any(relative_path, cases_globs):
+    file that might carry the modeline), or None when it is no rubric or cases file.
+
+    Plain string work: a walk asks this of every file of a 30,000-file tree."""
+    folders, _, name = relative_path.rpartition("/")
+    if name.endswith(_CASES_SUFFIXES) or (cases_globs and matches_any(relative_path, cases_globs)):
         return "cases"
-    if _RUBRIC_NAME.search(name) or matches_any(relative_path, rubric_globs):
+    if name.endswith(_RUBRIC_SUFFIXES) or (rubric_globs and matches_any(relative_path, rubric_globs)):
         return "rubric"
-    if not _YAML_NAME.search(name):
+    if not name.endswith(_YAML_SUFFIXES):
         return None
-    if "rubrics" in PurePosixPath(relative_path).parts[:-1]:
+    if "rubrics" in folders.split("/"):
         return "rubric"
     return "head"
 
@@ -360,7 +361,17 @@ class WorkspaceIndex:
         return WorkspaceIndex(self.rubrics.replace(remove=[summary.path]), self.cases.replace(put=[summary]))
 
     def remove(self, path: str) -> WorkspaceIndex:
-        return WorkspaceIndex(self.rubrics.replace(remove=[path]), self.cases.replace(remove=[path]))
+        return self.replace(remove=[path])
+
+    def replace(self, put: Iterable[Summary] = (), remove: Iterable[str] = ()) -> WorkspaceIndex:
+        """This index with many files' summaries put in and paths taken out, in one copy."""
+        put = list(put)
+        paths = [*remove, *(summary.path for summary in put)]  # a path may change role
+        rubrics = [s for s in put if isinstance(s, RubricSummary)]
+        cases = [s for s in put if isinstance(s, CasesSummary)]
+        return WorkspaceIndex(
+            self.rubrics.replace(put=rubrics, remove=paths), self.cases.replace(put=cases, remove=paths)
+        )
 
     def summary(self, path: str) -> Summary | None:
         return self.rubrics.by_path.get(path) or self.cases.by_path.get(path)

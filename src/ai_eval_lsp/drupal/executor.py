@@ -4,11 +4,13 @@ the kinds its class defines, and a run's PHP worker asks the class itself."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.drupal.codebase import PhpExecutor
-from ai_eval_lsp.drupal.worker import PhpWorker
+
+if TYPE_CHECKING:  # the worker is a run's; checking a file never loads it
+    from ai_eval_lsp.drupal.worker import PhpWorker
 
 
 class PhpCheckExecutor:

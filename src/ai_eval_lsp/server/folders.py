@@ -6,6 +6,7 @@ which is never walked."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,9 @@ LOOSE = "loose:"
 
 RELOAD_DELAY = 0.3
 """How long a change to a Drupal codebase's files waits for the next before the project reloads."""
+
+FIRST_CHECKS = 1.0
+"""How long the walk of a folder waits for its open documents' first checks."""
 
 DRUPAL_FILES = ("core.extension.yml", "settings.php", "composer.json")
 DRUPAL_SUFFIXES = (".services.yml", ".info.yml")
@@ -116,6 +120,10 @@ class Folders:
         if not folder.walked:
             folder.indexed.set()  # nothing to walk: its index is its open documents
         elif walk:
+            # Open documents first: the walk would hold the interpreter while they are checked.
+            checks = [asyncio.ensure_future(self.server.scheduler.current(doc.uri)) for doc in documents]
+            if checks:
+                await asyncio.wait(checks, timeout=FIRST_CHECKS)
             await self.walk(folder)
 
     async def walk(self, folder: Folder) -> None:
@@ -132,6 +140,7 @@ class Folders:
             for number, summary in enumerate(project.summaries(found), 1):
                 summaries.append(summary)
                 progress.report(number, len(found), "files")
+                time.sleep(0)  # let a request waiting for the interpreter in now, not in 5 ms
             return summaries
 
         try:

@@ -219,18 +219,19 @@ class Session:
         return True
 
     def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
-        """Files changed on disk; open documents stay the truth for their own paths."""
+        """Files changed on disk (a whole walk's at once); open documents stay the truth for their
+        own paths. True when the index changed."""
         open_paths = {doc.relative for doc in self.documents_of(folder) if doc.role is not None}
-        changed = False
         for relative in removed:
             folder.disk.pop(relative, None)
-            if relative not in open_paths and folder.index.summary(relative) is not None:
-                folder.index, changed = folder.index.remove(relative), True
-        for summary in put:
-            folder.disk[summary.path] = summary
-            if summary.path not in open_paths:
-                changed = self.put_summary(folder, summary) or changed
-        return changed
+        folder.disk.update((summary.path, summary) for summary in put)
+        index = folder.index
+        gone = [r for r in removed if r not in open_paths and index.summary(r) is not None]
+        new = [s for s in put if s.path not in open_paths and index.summary(s.path) != s]
+        if not gone and not new:
+            return False
+        folder.index = index.replace(put=new, remove=gone)
+        return True
 
     def problems(self, document: OpenDocument) -> list[Problem]:
         """Every problem of a document as its folder's index is now."""
