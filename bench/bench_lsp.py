@@ -1,11 +1,18 @@
-"""Editor latency, ours against yaml-language-server given our exported combined schema:
-didChange -> diagnostics for rubrics of 100, 1,000 and 10,000 checks, and completion and hover
-inside a 1,000-check rubric; median and 95th percentile over --repeat requests each.
+"""Editor latency, in two parts.
 
-Compute, not debounce: ours runs with AI_EVAL_LSP_DEBOUNCE_MS=0; yaml-language-server's wall
-time has its fixed 200 ms validation delay taken off. Needs scripts/setup (it installs YLS).
+What users meet (ours, with the default 150 ms debounce): completion and hover asked right after
+a keystroke in a 1,000-check rubric; the server's memory over 20,000 edits; a 10 MB rubric with one
+syntax error (how long until it is reported, and how long a hover in another document waits
+meanwhile). Goals: completion after a keystroke p95 <= 20 ms; RSS growth over 20,000 edits < 5 %;
+the broken 10 MB rubric reported in <= 2 s, never blocking other requests.
 
-Run: .venv/bin/python bench/bench_lsp.py [--repeat 30] [--sizes 100,1000,10000]
+Ours against yaml-language-server given our exported combined schema: didChange -> diagnostics
+for rubrics of 100, 1,000 and 10,000 checks, and completion and hover inside a 1,000-check
+rubric. Compute, not debounce: ours runs with AI_EVAL_LSP_DEBOUNCE_MS=0 there;
+yaml-language-server's wall time has its fixed 200 ms validation delay taken off.
+
+Median and 95th percentile over --repeat requests each. Needs scripts/setup (it installs YLS).
+Run: .venv/bin/python bench/bench_lsp.py [--repeat 30] [--sizes 100,1000,10000] [--users-only]
 """
 
 from __future__ import annotations
@@ -63,6 +70,23 @@ class Server:
         if method == "workspace/configuration":
             return [self.settings.get(item.get("section", ""), {}) for item in params["items"]]
         return None
+
+    def edit(self, uri: str, line: int, character: int, text: str) -> None:
+        """One keystroke: an incremental change, as editors send them."""
+        self.version += 1
+        where = {"line": line, "character": character}
+        self.client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": self.version},
+                "contentChanges": [{"range": {"start": where, "end": where}, "text": text}],
+            },
+        )
+
+    def rss(self) -> int:
+        """The server process's resident memory, in kB."""
+        status = Path(f"/proc/{self.client.process.pid}/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
 
     def open(self, name: str, text: str) -> str:
         path = self.folder / name
@@ -137,6 +161,74 @@ def measure(
     return rows
 
 
+def users_meet(folder: Path, repeat: int) -> None:
+    """Ours as users run it: the default debounce, requests right after keystrokes."""
+    server = Server("ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, {})
+    text = rubric(1_000)
+    lines = text.split("\n")
+    empty = next(n for n, line in enumerate(lines) if line.startswith("  - id: c500")) + 2
+    text = "\n".join([*lines[:empty], "    ", *lines[empty:]])
+    uri = server.open("keystrokes.rubric.yaml", text)
+    description = next(n for n, line in enumerate(text.split("\n")) if "Judge politeness" in line)
+    complete = {"textDocument": {"uri": uri}, "position": {"line": empty, "character": 4}}
+    hover = {"textDocument": {"uri": uri}, "position": {"line": empty - 1, "character": 6}}
+    rows = {}
+    for name, method, params in (
+        ("completion right after a keystroke", "textDocument/completion", complete),
+        ("hover right after a keystroke", "textDocument/hover", hover),
+    ):
+        samples = []
+        for _ in range(repeat):
+            server.edit(uri, description, 30, "x")
+            samples.append(server.timed(method, params))
+        rows[name] = percentiles(samples)
+    print("\nWhat users meet (ai-eval-lsp, default debounce):")
+    for name, (median, p95) in rows.items():
+        print(f"  {name:<40}{median * 1000:>8.1f} / {p95 * 1000:>6.1f} ms (median / p95), 1,000 checks")
+
+    small = server.open("small.rubric.yaml", rubric(10))
+    for count in range(1_000):  # warm up
+        server.edit(small, 2, 0, "# x\n" if count % 2 == 0 else "")
+    server.change(small, rubric(10))
+    before = server.rss()
+    for count in range(20_000):
+        server.edit(small, 1, 0, "#" if count % 2 == 0 else "")
+        if count % 2_000 == 1_999:
+            server.change(small, rubric(10))  # keep in step: wait for a check
+    after = server.rss()
+    print(
+        f"  RSS over 20,000 edits: {before / 1024:.1f} MB -> {after / 1024:.1f} MB ({100 * (after - before) / before:+.1f} %)"
+    )
+
+    broken = rubric(120_000).replace("  - id: c60000\n", "  - id: c60000\n    kind: [unclosed\n", 1)
+    path = folder / "huge.rubric.yaml"
+    path.write_text(broken)
+    waiter = server.client.expect(
+        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == path.as_uri()
+    )
+    started = time.perf_counter()
+    server.client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": broken}},
+    )
+    waits = []
+    small_hover = {"textDocument": {"uri": small}, "position": {"line": 5, "character": 6}}
+    reported = None
+    while reported is None:
+        waits.append(server.timed("textDocument/hover", small_hover))
+        try:
+            reported = waiter(0.02)
+        except Exception:
+            continue
+    elapsed = time.perf_counter() - started
+    codes = [d["code"] for d in reported["params"]["diagnostics"]]
+    print(
+        f"  {len(broken) / 1e6:.1f} MB rubric with one syntax error: reported in {elapsed:.2f} s ({codes}); "
+        f"a hover elsewhere meanwhile: median {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.1f} ms"
+    )
+    server.close()
+
+
 def _empty(server: Server, method: str) -> str:
     return " (answered nothing)" if server.empty.get(method) else ""
 
@@ -145,10 +237,16 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--repeat", type=int, default=30)
     options.add_argument("--sizes", default="100,1000,10000")
+    options.add_argument(
+        "--users-only", action="store_true", help="skip the comparison with yaml-language-server"
+    )
     args = options.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
+        users_meet(root, args.repeat)
+        if args.users_only:
+            return
         schema = root / "rubric.combined.json"
         subprocess.run(
             [sys.executable, "-m", "ai_eval_lsp", "schema", "-o", str(schema)],

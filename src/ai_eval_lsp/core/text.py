@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -25,12 +26,12 @@ def split_lines(text: str) -> list[str]:
 
 
 def _line_starts(text: str, base: int = 0) -> list[int]:
+    """Where each line after the first starts. Without `\r`, in C loops only (split, map,
+    accumulate): a 10 MB document is indexed on the event loop when it is opened."""
     if "\r" not in text:
-        starts, at = [], text.find("\n")
-        while at != -1:
-            starts.append(base + at + 1)
-            at = text.find("\n", at + 1)
-        return starts
+        lengths = map(len, text.split("\n"))
+        starts = list(accumulate(map((1).__add__, lengths), initial=base))
+        return starts[1:-1]
     return [base + match.end() for match in _BREAK.finditer(text)]
 
 

@@ -93,6 +93,10 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
+        pushed = params.settings.get(SECTION) if isinstance(params.settings, dict) else None
+        workspace = ls.client_capabilities.workspace
+        if isinstance(pushed, dict) and not (workspace and workspace.configuration):
+            ls.settings, _ = Settings.from_mapping(pushed)  # a client that cannot be asked tells
         ls.settings = await fetch_settings(ls, None)
         await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
 
