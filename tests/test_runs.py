@@ -145,7 +145,34 @@ def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Pat
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
     assert result.row["error_count"] == 1
-    assert "has 1 error(s); first, at line 4: unknown check kind `must_contain`" in str(result.cases[0].error)
+    assert "cannot be loaded: 1 error(s); first, at line 4: unknown check kind `must_contain`" in str(
+        result.cases[0].error
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "reason"),
+    [
+        ("{id: bad, kind: regex, pattern: '(unclosed'}", "the pattern does not compile: missing ) at position 9"),
+        ("{id: bad, kind: composite, rubric: nowhere}", "no rubric `nowhere` in the workspace"),
+        ("{id: bad, kind: target_match, source: expected.nothing}", "expected.nothing"),
+    ],
+)
+def test_an_error_the_site_meets_while_running_fails_only_its_check(
+    workspace: Path, check: str, reason: str
+) -> None:
+    """SPEC section 3: only what the site refuses to load (syntax, schema, kinds, keys) makes a
+    rubric broken; an invalid regex or an unresolvable reference fails its check, loudly."""
+    rubric = RUBRIC.replace("scoring:", f"  - {check}\nscoring:").replace("all_pass", "weighted_avg")
+    (workspace / "tone.rubric.yaml").write_text(rubric)
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert result.row["error_count"] == 0
+    verdict = result.cases[0].verdict
+    assert verdict is not None
+    outcomes = {o.check_id: o for o in verdict.outcomes}
+    assert outcomes["apologises"].passed and not outcomes["bad"].passed
+    assert reason in outcomes["bad"].reason
 
 
 # --- the store ------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
-from ai_eval_lsp.core.problems import Severity
+from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.core.results import CaseResult, build_row
 from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.core.yamltree import decode, parse
@@ -102,7 +102,8 @@ def read_disk(path: Path) -> bytes:
 
 
 class RubricLibrary:
-    """The workspace's rubrics, each read once per run; one with errors cannot be run."""
+    """The workspace's rubrics, each read once per run; a broken one (what the site would refuse
+    to load) cannot be run, while one with other errors runs and its checks fail with the cause."""
 
     def __init__(self, project: Project, index: RubricIndex, read: Reader = read_disk) -> None:
         self.project, self.index, self.read = project, index, read
@@ -118,12 +119,12 @@ class RubricLibrary:
                 analysis = self.project.analyse(path, self.read(path))
             except OSError as err:
                 raise RubricError(f"rubric `{ref}` cannot be read: {err.strerror}") from err
-            errors = [p for p in analysis.problems if p.severity == Severity.ERROR]
-            if errors or analysis.root is None:
-                first = errors[0]
+            breaking = [p for p in analysis.problems if p.code in BREAKING_CODES]
+            if breaking or analysis.root is None:
+                first = breaking[0]
                 raise RubricError(
-                    f"rubric `{summary.name}` ({summary.path}) has {len(errors)} error(s); first, at line "
-                    f"{first.span.start.line + 1}: {first.message}"
+                    f"rubric `{summary.name}` ({summary.path}) cannot be loaded: {len(breaking)} error(s); "
+                    f"first, at line {first.span.start.line + 1}: {first.message}"
                 )
             self.loaded[summary.path] = LoadedRubric(str(summary.id), summary.version, analysis.root.value)
         return self.loaded[summary.path]

@@ -42,6 +42,10 @@ SEVERITY_OF_CODE: dict[str, Severity] = {
 # The codes the schema decides; a document has none of them exactly when the combined schema accepts it.
 SCHEMA_CODES = frozenset({"schema", "unknown-kind", "unknown-key"})
 
+BREAKING_CODES = SCHEMA_CODES | {"yaml-syntax"}
+"""The errors that make a rubric broken: what the site refuses to load (SPEC section 3). Every
+other error is met while the rubric runs, and fails its check with the cause."""
+
 
 @dataclass(frozen=True, order=True, slots=True)
 class Position:

@@ -1,0 +1,59 @@
+"""The `aiEval` settings as editors send them (nested, for dotted keys) and as projects write them
+(`ai-eval.toml`, `[tool.ai-eval]`): fully defaulted, every mistake reported with the closest key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ai_eval_lsp.settings import Settings
+
+
+def test_editors_send_dotted_settings_nested() -> None:
+    settings, problems = Settings.from_mapping(
+        {
+            "drupal": {"root": "web"},
+            "php": {"command": ["ddev", "exec", "php"], "run": False},
+            "interpreter": "x",
+        }
+    )
+    assert (settings.drupal_root, settings.php_command, settings.php_run) == (
+        "web",
+        ("ddev", "exec", "php"),
+        False,
+    )
+    assert problems == []  # `interpreter` belongs to the VS Code client
+
+
+def test_a_command_may_be_one_string() -> None:
+    settings, _ = Settings.from_mapping({"php.command": "ddev exec --dir /var/www/html php"})
+    assert settings.php_command == ("ddev", "exec", "--dir", "/var/www/html", "php")
+
+
+def test_mistakes_keep_the_default_and_say_what_was_meant() -> None:
+    settings, problems = Settings.from_mapping(
+        {"rubricGlob": ["x"], "php": {"command": []}, "runTimeoutSeconds": -1}
+    )
+    assert settings == Settings()
+    assert problems == [
+        "unknown setting `rubricGlob`; did you mean `rubricGlobs`?",
+        "setting `php.command` must be a command, as a string or a list of strings, not []; using the default",
+        "setting `runTimeoutSeconds` must be a positive number, not -1; using the default",
+    ]
+
+
+def test_ai_eval_toml_wins_over_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ai-eval]\nrunTimeoutSeconds = 2\n")
+    (tmp_path / "ai-eval.toml").write_text(
+        'runTimeoutSeconds = 3\ndrupal.root = "docroot"\nphp.run = false\n'
+    )
+    settings, problems = Settings.for_root(tmp_path)
+    assert (settings.run_timeout_seconds, settings.drupal_root, settings.php_run) == (3.0, "docroot", False)
+    assert problems == []
+    (tmp_path / "ai-eval.toml").unlink()
+    assert Settings.for_root(tmp_path)[0].run_timeout_seconds == 2.0
+
+
+def test_a_broken_settings_file_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "ai-eval.toml").write_text("runTimeoutSeconds = \n")
+    settings, (problem,) = Settings.for_root(tmp_path)
+    assert settings == Settings() and problem.startswith(f"{tmp_path / 'ai-eval.toml'}: cannot be read:")
