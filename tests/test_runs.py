@@ -153,7 +153,10 @@ def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Pat
 @pytest.mark.parametrize(
     ("check", "reason"),
     [
-        ("{id: bad, kind: regex, pattern: '(unclosed'}", "the pattern does not compile: missing ) at position 9"),
+        (
+            "{id: bad, kind: regex, pattern: '(unclosed'}",
+            "the pattern does not compile: missing ) at position 9",
+        ),
         ("{id: bad, kind: composite, rubric: nowhere}", "no rubric `nowhere` in the workspace"),
         ("{id: bad, kind: target_match, source: expected.nothing}", "expected.nothing"),
     ],

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Literal
 
 from ai_eval_lsp.core.problems import Position, Span
