@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Literal
-
-from ai_eval_lsp.core.problems import Position, Span
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -87,11 +84,6 @@ class LineIndex:
             return len(self.text)
         return self.starts[line] + code_points(self.line(line), units_in, encoding)
 
-    def position(self, offset: int) -> Position:
-        """The (line, code-point column) of an offset."""
-        line = bisect_right(self.starts, offset) - 1
-        return Position(line, offset - self.starts[line])
-
     def to_client(self, line: int, column: int, encoding: Encoding) -> tuple[int, int]:
         """A (line, code-point column) as (line, units of `encoding`)."""
         return line, units(self.line(line)[:column], encoding)
@@ -120,22 +112,3 @@ class LineIndex:
             middle = [s for s in middle if s < scan_end]
         tail = [s + delta for s in self.starts[after:]]
         return LineIndex(text, self.starts[: first + 1] + middle + tail)
-
-
-def span_to_client(
-    span: Span, line_text: Callable[[int], str], encoding: Encoding
-) -> tuple[tuple[int, int], tuple[int, int]]:
-    """A core span (code points) as client (line, units) pairs; `line_text` gives a line's text."""
-    start, end = span.start, span.end
-    return (
-        (start.line, units(line_text(start.line)[: start.column], encoding)),
-        (end.line, units(line_text(end.line)[: end.column], encoding)),
-    )
-
-
-def lines_of(text: str, numbers: Sequence[int]) -> dict[int, str]:
-    """The text of some lines of a text, for converting spans on them later without the text."""
-    if not numbers:
-        return {}
-    index = LineIndex(text)
-    return {number: index.line(number) for number in numbers}

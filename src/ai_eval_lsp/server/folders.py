@@ -47,16 +47,14 @@ class Folders:
 
     # --- folders come and go ---------------------------------------------------------------------
 
-    def add(self, uri: str, settings: Settings, load: bool = True) -> Folder | None:
-        """A workspace folder; its project is loaded now, or by the caller once it has its settings."""
+    def add(self, uri: str, settings: Settings) -> Folder | None:
+        """A workspace folder; the caller loads its project once it has the folder's settings."""
         path = path_of(uri)
         if path is None:
             return None
         folder = Folder(path.resolve(), uri, walked=True, settings=settings)
         self.session.folders[uri] = folder
         self.rehome()
-        if load:
-            self.server.spawn(self.load(folder))
         return folder
 
     def remove(self, uri: str) -> None:

@@ -68,7 +68,7 @@ def register(server: AiEvalServer) -> None:
         ls.settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
         ls.initial_problems = problems
         for folder in _folders(params):
-            ls.folders.add(folder.uri, ls.settings, load=False)
+            ls.folders.add(folder.uri, ls.settings)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
@@ -104,7 +104,7 @@ def register(server: AiEvalServer) -> None:
     async def folders_changed(ls: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for removed in params.event.removed:
             ls.folders.remove(removed.uri)
-        added = [ls.folders.add(folder.uri, ls.settings, load=False) for folder in params.event.added]
+        added = [ls.folders.add(folder.uri, ls.settings) for folder in params.event.added]
         await asyncio.gather(*(configure(ls, folder) for folder in added if folder is not None))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
