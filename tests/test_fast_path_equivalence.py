@@ -171,6 +171,14 @@ def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
     assert_equivalent(text[:at] + insert + text[at + cut :], _PATHS[0])
 
 
+@pytest.mark.parametrize("weights", ["{polite: 0, 0}", "{polite: 0.0, tone: 0.0, 0}", "{0: x}"])
+def test_a_numeric_key_in_a_mapping_agrees(weights: str) -> None:
+    """jsonschema-rs names a mapping's key `0` as it names a list's first item; once the hypothesis
+    test found it (one local run in six), the fast path put the problem on the whole document."""
+    text = f'id: support_tone\nversion: "1.0"\nchecks:\n- {{kind: tool_usage}}\nscoring:\n  combine: all_pass\n  weights: {weights}\n'
+    assert_equivalent(text, _PATHS[0])
+
+
 _PATHS: list[tuple[Rules, Rules, jsonschema.Draft202012Validator]] = []
 
 

@@ -561,14 +561,14 @@ def test_no_php_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("PATH", str(tmp_path))
     with PhpWorker(PLAIN, PLAIN_PSR4) as php, pytest.raises(PhpUnavailable) as raised:
         word_count(php, "x")
-    assert str(raised.value) == "no PHP found: `php` is not on PATH (set aiEval.php.command)"
+    assert str(raised.value) == "no PHP found: `php` is not on PATH (set the `php.command` setting)"
 
 
 def test_a_php_command_that_does_not_exist(tmp_path: Path) -> None:
     missing = tmp_path / "bin" / "php"
     with PhpWorker(PLAIN, PLAIN_PSR4, command=[str(missing)]) as php, pytest.raises(PhpUnavailable) as raised:
         php.applies(WORD_COUNT, [], {"kind": "word_count"})
-    assert str(raised.value) == f"no PHP found: `{missing}` does not exist (set aiEval.php.command)"
+    assert str(raised.value) == f"no PHP found: `{missing}` does not exist (set the `php.command` setting)"
 
 
 def test_php_older_than_8_1_is_unavailable_and_not_retried(
@@ -586,7 +586,7 @@ def test_php_older_than_8_1_is_unavailable_and_not_retried(
             with pytest.raises(PhpUnavailable) as raised:
                 word_count(php, "x")
             assert str(raised.value) == (
-                "`php` runs PHP 7.4.33; PHP executors need PHP 8.1 or later (set aiEval.php.command)"
+                "`php` runs PHP 7.4.33; PHP executors need PHP 8.1 or later (set the `php.command` setting)"
             )
     assert runs.read_text().splitlines() == ["run"]
 
@@ -597,7 +597,7 @@ def test_a_wrapper_that_cannot_start_php_is_unavailable_with_its_message() -> No
         word_count(php, "x")
     assert str(raised.value) == (
         f"`{shlex.join(wrapper)}` did not start a PHP worker (exit status 1): "
-        "ddev: project is not running (set aiEval.php.command)"
+        "ddev: project is not running (set the `php.command` setting)"
     )
 
 

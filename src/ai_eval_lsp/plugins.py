@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ai_eval_lsp.drupal.worker import PhpWorker
 
 EXECUTOR_GROUP = "ai_eval.check_executors"
+AI_EVAL_MODULE = "ai_eval"
 
 PHP_OFF = (
     "runs PHP, which is off here (`php.run` is false; VS Code turns it off in a workspace it does not trust)"
@@ -140,24 +141,27 @@ def discover(
     combined schema over the core schema (the site's own, when the codebase holds ai_eval)."""
     services = Services()
     plugins = [load(entry, services) for entry in _sorted_entry_points(group)]
-    contributions = [_contribution(plugin) for plugin in plugins]
-    php = [_php_plugin(executor, php_run) for executor in codebase.executors] if codebase else []
-    contributions += [_php_contribution(plugin) for plugin in php]
+    # ai_eval's own executors run the core kinds, which always run in Python (SPEC section 4).
+    executors = [e for e in codebase.executors if e.module != AI_EVAL_MODULE] if codebase else []
+    origins = [_php_origin(executor) for executor in executors]
     fragment_contributions, fragment_problems = _read_fragments(fragments)
     core, schema_problems = _core_schema(codebase)
-    combined = combine(core, [*contributions, *fragment_contributions])
+    combined = combine(
+        core,
+        [
+            *(_contribution(plugin) for plugin in plugins),
+            *(
+                _php_contribution(executor, origin)
+                for executor, origin in zip(executors, origins, strict=True)
+            ),
+            *fragment_contributions,
+        ],
+    )
     for plugin in plugins:
         plugin.kinds = [kind for kind, origin in combined.origins.items() if origin == plugin.origin]
     php = [
-        PhpPlugin(
-            p.executor,
-            p.origin,
-            p.claims,
-            tuple(kind for kind, origin in combined.origins.items() if origin == p.origin),
-            p.unavailable,
-            p.problems,
-        )
-        for p in php
+        _php_plugin(executor, origin, combined, php_run)
+        for executor, origin in zip(executors, origins, strict=True)
     ]
     return Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems)
 
@@ -218,32 +222,56 @@ def _contribution(plugin: Plugin) -> Contribution:
     return Contribution(plugin.origin, definitions)
 
 
-def _php_plugin(executor: PhpExecutor, php_run: bool) -> PhpPlugin:
-    from ai_eval_lsp.drupal.worker import unrunnable_reason  # only a Drupal codebase needs it
-
-    origin = Origin(
+def _php_origin(executor: PhpExecutor) -> Origin:
+    """A module's executor as the origin of its kinds: its class, where it is written."""
+    found = executor.class_file is not None and executor.class_line is not None
+    return Origin(
         executor.class_name,
         module=executor.module,
-        file=str(executor.class_file) if executor.class_file else str(executor.services_file),
-        line=executor.class_line if executor.class_file else executor.services_line,
+        file=str(executor.class_file if found else executor.services_file),
+        line=executor.class_line if found else executor.services_line,
     )
-    unreadable = [
-        f"{origin}: the definition of `{d.kind}` cannot be read without running PHP: {d.unreadable}; "
-        "declare the kind in `schemaFragments` to validate its checks"
-        if d.kind
-        else f"{origin}: checkSchemaDefinitions() cannot be read without running PHP: {d.unreadable}; "
-        "declare its kinds in `schemaFragments`"
-        for d in executor.definitions
-        if d.unreadable
-    ]
-    unavailable = unrunnable_reason(executor.arguments) or (None if php_run else PHP_OFF)
-    claims = frozenset(d.kind for d in executor.definitions if d.kind)
-    return PhpPlugin(executor, origin, claims, (), unavailable, (*executor.problems, *unreadable))
 
 
-def _php_contribution(plugin: PhpPlugin) -> Contribution:
-    readable = {d.kind: d.schema for d in plugin.executor.definitions if d.kind and d.unreadable is None}
-    return Contribution(plugin.origin, readable)
+def _php_contribution(executor: PhpExecutor, origin: Origin) -> Contribution:
+    readable = {d.kind: d.schema for d in executor.definitions if d.kind and d.unreadable is None}
+    return Contribution(origin, readable)
+
+
+def _php_plugin(executor: PhpExecutor, origin: Origin, combined: CombinedSchema, php_run: bool) -> PhpPlugin:
+    """What the registry knows of a module's executor once the schema is built. A definition that
+    cannot be read is a problem, and names its kind in unknown-kind messages, until a schema
+    fragment declares that kind."""
+    from ai_eval_lsp.drupal.worker import unrunnable_reason  # only a Drupal codebase needs it
+
+    problems = list(executor.problems)
+    for definition in executor.definitions:
+        kind = definition.kind
+        if definition.unreadable is None or (kind and kind in combined.origins):
+            continue
+        if kind is None:
+            problems.append(
+                f"{origin}: checkSchemaDefinitions() cannot be read without running PHP: "
+                f"{definition.unreadable}; declare its kinds in `schemaFragments`"
+            )
+            continue
+        problems.append(
+            f"{origin}: the definition of `{kind}` cannot be read without running PHP: "
+            f"{definition.unreadable}; declare the kind in `schemaFragments` to check its checks"
+        )
+        combined.named.setdefault(
+            kind,
+            f"{origin} defines it, but its definition cannot be read without running PHP "
+            f"({definition.unreadable}); declare the kind in `schemaFragments` to check it",
+        )
+    return PhpPlugin(
+        executor,
+        origin,
+        frozenset(d.kind for d in executor.definitions if d.kind),
+        tuple(kind for kind, owner in combined.origins.items() if owner == origin),
+        unrunnable_reason(executor.arguments) or (None if php_run else PHP_OFF),
+        tuple(problems),
+    )
 
 
 def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:

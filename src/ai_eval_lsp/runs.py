@@ -215,7 +215,11 @@ def run(
     stored = store.insert(row, started, cancellation.store)
     if stored is None:
         raise RunCancelled
-    result = RunResult(stored, results, _regression(store, stored))
+    skipped = [
+        f"warning: {count} check{'s were' if count != 1 else ' was'} skipped: {reason}"
+        for reason, count in evaluator.cannot_run.items()
+    ]
+    result = RunResult(stored, results, [*skipped, *_regression(store, stored)])
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result

@@ -248,8 +248,15 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         for plugin in registry.plugins
     ]
     php = [_php_row(project, plugin) for plugin in registry.php]
+    runtime = _php_runtime(project)
     if args.format == "json":
-        report = {"plugins": rows, "php": php, "notices": registry.notices(), "problems": registry.problems()}
+        report = {
+            "plugins": rows,
+            "php": php,
+            "phpRuntime": runtime,
+            "notices": registry.notices(),
+            "problems": registry.problems(),
+        }
         print(json.dumps(report, indent=2))
         return EXIT_CLEAN
     if not registry.plugins:
@@ -264,10 +271,12 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         for problem in registry.problems_of(plugin):
             print(f"    problem: {problem}")
     codebase = registry.codebase
-    if codebase is not None:
+    if codebase is None:
+        print(f"No Drupal codebase in {project.root} (name another with --root DIR, or `drupal.root`).")
+    else:
         print(f"\nDrupal codebase {codebase.root}: {len(php)} PHP executors")
-        for notice in registry.notices():
-            print(f"  notice: {notice}")
+    if runtime is not None:
+        print(f"  PHP: {runtime.get('version') or runtime['unavailable']}")
     for row in php:
         print(f"  module {row['module']}  {row['class']}  {row['file']}:{row['line']}")
         kinds = ", ".join(
@@ -278,12 +287,28 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         )
         print(f"      kinds: {kinds or 'none'}")
         runs = "yes, through PHP" if row["runsInEditor"] else f"no: it {row['why']}"
-        print(f"      runs in the editor: {runs}")
+        print(f"      runs in ai-eval-lsp's runs: {runs}")
         for problem in row["problems"]:
             print(f"      problem: {problem}")
     for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")
     return EXIT_CLEAN
+
+
+def _php_runtime(project: Project) -> dict[str, str] | None:
+    """The PHP that runs module executors: its version, or why there is none (None: no executor
+    would run in PHP). Starting it is what a run does; nothing of the workspace is run."""
+    from ai_eval_lsp.drupal.worker import PhpUnavailable
+
+    worker = project.php_worker()
+    if worker is None:
+        return None
+    shown = " ".join(project.settings.php_command)
+    with worker:
+        try:
+            return {"command": shown, "version": f"`{shown}` runs PHP {worker.version()}"}
+        except PhpUnavailable as err:
+            return {"command": shown, "unavailable": f"{err}; module executors are skipped in runs"}
 
 
 def _php_row(project: Project, plugin: PhpPlugin) -> dict[str, Any]:

@@ -8,6 +8,7 @@ cycle-guarded and capped at three hops. A rubric with no executable check has no
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,6 +102,9 @@ class Evaluator:
     def __init__(self, runners: Sequence[Runner], rubrics: RubricSource) -> None:
         self.runners = list(runners)
         self.rubrics = rubrics
+        self.cannot_run: Counter[str] = Counter()
+        """How many checks were skipped for each reason their executor gave (no PHP, a Drupal
+        service it needs): a run says so in a line, not only in each case's reason."""
 
     def evaluate(self, rubric: LoadedRubric, response: str, question: Mapping[str, Any]) -> Verdict | None:
         """The rubric's verdict on one response, or None when no check was executable."""
@@ -156,13 +160,16 @@ class Evaluator:
         if kind == "composite":
             return self._composite(check, response, question, chain)
         runner, error = claim(self.runners, check)
-        if runner is not None and runner.unavailable is None:
-            outcome = self._execute(runner, check, response, question)
+        if runner is not None:
+            outcome = (
+                self._execute(runner, check, response, question)
+                if runner.unavailable is None
+                else CheckSkipped(runner.unavailable)
+            )
             if isinstance(outcome, CheckOutcome):
                 return outcome, ""
+            self.cannot_run[str(outcome)] += 1
             return None, f"{kind}, {outcome}"
-        if runner is not None:
-            return None, f"{kind}, {runner.unavailable}"
         if error:
             return _failed(check, error), ""
         return None, f"{kind}, not executed"

@@ -101,8 +101,8 @@ def _lint_check(
     elif claimed.skipped:
         yield Problem(
             "not-executed",
-            f"`{kind}` checks run on the site ({claimed.runner}) but not in the editor: it "
-            f"{claimed.skipped}; `{label}` is skipped in editor runs and named in the rubric's reason",
+            f"`{kind}` checks run on the site ({claimed.runner}) but not in ai-eval-lsp's runs: it "
+            f"{claimed.skipped}; `{label}` is skipped there and named in the rubric's reason",
             kind_span,
         )
     if kind == "llm_judge" and not (

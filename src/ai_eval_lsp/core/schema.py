@@ -77,6 +77,9 @@ class CombinedSchema:
     origins: dict[str, Origin]
     """Every kind, in `oneOf` order, with where it comes from."""
     problems: list[SpliceProblem] = field(default_factory=list)
+    named: dict[str, str] = field(default_factory=dict)
+    """Kinds an executor names without a definition to splice, with why: an unknown kind's
+    message says so rather than "no such kind"."""
 
     def definition(self, kind: str) -> dict[str, Any]:
         return self.schema["$defs"][f"check_{kind}"]  # type: ignore[no-any-return]

@@ -45,7 +45,23 @@ _UNKNOWN_KEY_KEYWORDS = frozenset({"unevaluatedProperties", "additionalPropertie
 _RS_KEYWORDS = {"oneOfNotValid": "oneOf", "oneOfMultipleValid": "oneOf", "falseSchema": "false"}
 
 
-def _rs_violation(error: Any) -> Violation:
+def _instance_path(path: Any, instance: Any) -> tuple[str | int, ...]:
+    """jsonschema-rs gives a mapping's numeric key (`0:`) as a number, like a list index: the
+    instance says which it is."""
+    steps: list[str | int] = []
+    for step in path:
+        if isinstance(instance, Mapping):
+            step = str(step)
+            instance = instance.get(step)
+        elif isinstance(instance, list) and isinstance(step, int) and 0 <= step < len(instance):
+            instance = instance[step]
+        else:
+            instance = None
+        steps.append(step)
+    return tuple(steps)
+
+
+def _rs_violation(error: Any, instance: Any) -> Violation:
     kind = error.kind
     keyword = _RS_KEYWORDS.get(kind.name, kind.name)
     fields = kind.as_dict()
@@ -68,7 +84,7 @@ def _rs_violation(error: Any) -> Violation:
         detail = (fields["pattern"],)
     else:
         detail = ()
-    return Violation(keyword, tuple(error.instance_path), detail)
+    return Violation(keyword, _instance_path(error.instance_path, instance), detail)
 
 
 def _py_violation(error: Any) -> Violation:
@@ -159,7 +175,9 @@ class SchemaValidator:
             import jsonschema_rs
 
             fast = jsonschema_rs.validator_for(self._top_schema)
-        return lambda data: [] if fast.is_valid(data) else [_rs_violation(e) for e in fast.iter_errors(data)]
+        return lambda data: (
+            [] if fast.is_valid(data) else [_rs_violation(e, data) for e in fast.iter_errors(data)]
+        )
 
     def annotations(self, kind: str, path: tuple[str | int, ...]) -> dict[str, Any]:
         """The title, description, enum, default, ... the schema gives the field at `path` of the
@@ -223,12 +241,19 @@ class SchemaValidator:
                 f"`kind` must be the name of a check kind, not {_a(kind)}; the kinds are {self.combined.describe_kinds()}",
                 node.span,
             )
+        if kind in self.combined.named:
+            return Problem(
+                "unknown-kind",
+                f"unknown check kind `{kind}`: {self.combined.named[kind]}",
+                node.span,
+                {"kind": kind},
+            )
         close = difflib.get_close_matches(kind, list(self.kinds), n=3, cutoff=0.6)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return Problem(
             "unknown-kind",
             f"unknown check kind `{kind}`{hint}; the kinds are {self.combined.describe_kinds()}. "
-            "A kind from a plugin is known only where its plugin is installed",
+            "A kind from a plugin or a Drupal module is known only where it is installed",
             node.span,
             {"kind": kind, "suggestions": close},
         )

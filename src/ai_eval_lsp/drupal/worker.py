@@ -236,6 +236,13 @@ class PhpWorker:
         process = self._process
         return process.php_pid if process else None
 
+    def version(self) -> str:
+        """The version of the PHP the worker runs, starting it if need be; raises `PhpUnavailable`."""
+        with self._lock:
+            if self._process is None:
+                self._start()
+            return str(self.php_version)
+
     def applies(self, class_name: str, arguments: Any, check: Mapping[str, Any]) -> bool:
         """Whether the executor claims the check.
 
@@ -379,10 +386,12 @@ class PhpWorker:
                 raise PhpUnavailable(f"the Drupal project folder `{self._root}` does not exist") from None
             program = self._command[0]
             where = "does not exist" if os.sep in program else "is not on PATH"
-            raise PhpUnavailable(f"no PHP found: `{program}` {where} (set aiEval.php.command)") from None
+            raise PhpUnavailable(
+                f"no PHP found: `{program}` {where} (set the `php.command` setting)"
+            ) from None
         except OSError as err:
             raise PhpUnavailable(
-                f"`{shown}` cannot be started: {err.strerror} (set aiEval.php.command)"
+                f"`{shown}` cannot be started: {err.strerror} (set the `php.command` setting)"
             ) from None
         process = Process(popen)
         deadline = started + self._start_timeout
@@ -394,7 +403,7 @@ class PhpWorker:
             if version_id < MINIMUM_PHP:
                 process.stop()
                 raise PhpUnavailable(
-                    f"`{shown}` runs PHP {version}; PHP executors need PHP 8.1 or later (set aiEval.php.command)"
+                    f"`{shown}` runs PHP {version}; PHP executors need PHP 8.1 or later (set the `php.command` setting)"
                 )
             process.php_pid = hello.get("pid") if isinstance(hello.get("pid"), int) else None
             config = {
@@ -414,12 +423,12 @@ class PhpWorker:
             status = process.stop()
             cause = _tail_summary(process) or "no output"
             raise PhpUnavailable(
-                f"`{shown}` did not start a PHP worker (exit status {status}): {cause} (set aiEval.php.command)"
+                f"`{shown}` did not start a PHP worker (exit status {status}): {cause} (set the `php.command` setting)"
             ) from None
         except Garbled as garbled:
             process.kill()
             raise PhpUnavailable(
-                f"`{shown}` did not start a PHP worker: it sent {garbled} (set aiEval.php.command)"
+                f"`{shown}` did not start a PHP worker: it sent {garbled} (set the `php.command` setting)"
             ) from None
         if not ready.get("ready"):
             process.stop()

@@ -102,7 +102,10 @@ def create_cases_action(document: OpenDocument) -> types.CodeAction | None:
         return None
     if query.cases_running(document.folder, summary):
         return None
-    target = document.path.with_name(f"{summary.id}.cases.yaml")
+    # The project's own extension: Drupal writes `.yml`.
+    target = document.path.with_name(
+        f"{summary.id}.cases{'.yml' if document.path.suffix == '.yml' else '.yaml'}"
+    )
     if target.exists():
         return None
     uri = uri_of(target)

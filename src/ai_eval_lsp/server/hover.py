@@ -25,9 +25,11 @@ def hover_text(document: OpenDocument, at: At) -> str | None:
     root = document.analysis.root if document.analysis else None
     kind = query.check_kind(root, at.path) if root is not None else None
     schema = query.field_schema(project, document, at.path, kind)
-    if not schema.get("description"):
+    if not schema:
         return None
     title = schema.get("title") or name
+    if not schema.get("description"):  # a module's field without words: say what it takes
+        return f"**{title}** (`{name}`): {query.constraints(schema)}."
     default = f"\n\nDefault: `{schema['default']}`." if "default" in schema else ""
     return f"**{title}** (`{name}`)\n\n{schema['description']}{default}"
 

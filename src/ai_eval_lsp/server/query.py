@@ -126,13 +126,57 @@ def kind_text(project: Project, kind: str) -> str | None:
     if origin is None:
         return None
     definition = registry.combined.definition(kind)
-    description = str(definition.get("description", ""))
+    title = definition.get("title")
+    parts = [f"**{title}** (`{kind}`)" if title else f"**`{kind}`**"]
+    if definition.get("description"):
+        parts.append(str(definition["description"]))
+    validator = project.rules.validator
+    own = [name for name in validator.properties(kind, ()) if name not in BASE_FIELDS]
+    if own:
+        parts.append(
+            "Fields: "
+            + "; ".join(f"`{name}` ({constraints(validator.annotations(kind, (name,)))})" for name in own)
+            + "."
+        )
     where = (
         f" ([{Path(origin.file).name}:{origin.line}]({uri_of(Path(origin.file))}#L{origin.line}))"
         if origin.file
         else ""
     )
-    return f"**{definition.get('title', kind)}** (`{kind}`)\n\n{description}\n\nFrom {origin}{where}; {runs(project, kind)}."
+    parts.append(f"From {origin}{where}; {runs(project, kind)}.")
+    return "\n\n".join(parts)
+
+
+BASE_FIELDS = frozenset({"kind", "id", "description", "metadata"})
+"""What every check has (`check_base`): a kind's hover lists only its own fields."""
+
+
+def constraints(schema: dict[str, Any]) -> str:
+    """What a field's schema asks of its value, in words: `integer, at least 0, default 20`."""
+    said: list[str] = []
+    if "const" in schema:
+        said.append(f"always `{schema['const']}`")
+    elif "enum" in schema:
+        said.append("one of " + ", ".join(f"`{value}`" for value in schema["enum"]))
+    elif isinstance(schema.get("type"), str):
+        items = schema.get("items", {})
+        of = (
+            f" of {items['type']}s"
+            if schema["type"] == "array" and isinstance(items, dict) and isinstance(items.get("type"), str)
+            else ""
+        )
+        said.append(f"{schema['type']}{of}")
+    for keyword, words in (
+        ("minimum", "at least"),
+        ("maximum", "at most"),
+        ("minLength", "at least {} characters"),
+        ("minItems", "at least {} items"),
+    ):
+        if keyword in schema:
+            said.append(words.format(schema[keyword]) if "{}" in words else f"{words} {schema[keyword]}")
+    if "default" in schema:
+        said.append(f"default `{schema['default']}`")
+    return ", ".join(said) or "any value"
 
 
 def runs(project: Project, kind: str) -> str:
