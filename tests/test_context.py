@@ -97,3 +97,15 @@ def test_a_very_long_line_is_read_in_time(line: str) -> None:
     started = time.perf_counter()
     completion_context(f"id: x\nchecks:\n{line}\n", 2, len(line))
     assert time.perf_counter() - started < 5  # quadratic, it took minutes
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_top_level_key_in_a_big_rubric_sees_only_the_top_level(newline: str) -> None:
+    checks = "".join(
+        f"  - id: c{n}{newline}    kind: regex{newline}    pattern: x{newline}" for n in range(5000)
+    )
+    text = f"id: big{newline}checks:{newline}{checks}{newline}scoring: {{combine: all_pass}}{newline}"
+    line = text.count(newline) - 2  # the empty line before `scoring`
+    context = completion_context(text, line, 0)
+    assert context is not None and context.path == () and not context.is_value
+    assert context.siblings == {"id": "big", "checks": None, "scoring": {"combine": "all_pass"}}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -37,10 +37,13 @@ def walk(
     rubric_globs: Sequence[str] = (),
     cases_globs: Sequence[str] = (),
     below: Path | None = None,
+    skip: Iterable[Path] = (),
 ) -> Iterator[Found]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
-    files by name, then its folders by name. Paths are relative to `root`."""
+    files by name, then its folders by name; the folders in `skip` are left out. Paths are
+    relative to `root`."""
     globs = [*rubric_globs, *cases_globs]
+    skipped = {str(path) for path in skip}
     named = _named_folders(globs)
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
@@ -55,7 +58,7 @@ def walk(
                     name = entry.name
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            if _walked(name, named):
+                            if _walked(name, named) and entry.path not in skipped:
                                 folders.append((name, entry.path))
                             continue
                     except OSError:

@@ -89,10 +89,11 @@ class Project:
         settings = self.settings
         return classify(self.relative(path), head, settings.rubric_globs, settings.cases_globs)
 
-    def walk(self, below: Path | None = None) -> Iterator[Found]:
-        """The rubric and cases files under the root (or a folder below it), name first."""
+    def walk(self, below: Path | None = None, skip: Iterable[Path] = ()) -> Iterator[Found]:
+        """The rubric and cases files under the root (or a folder below it), name first; the
+        folders in `skip` (another project's) are left out."""
         settings = self.settings
-        return walk(self.root, settings.rubric_globs, settings.cases_globs, below)
+        return walk(self.root, settings.rubric_globs, settings.cases_globs, below, skip)
 
     def analyse(self, path: Path, data: bytes, role: Role = "rubric") -> Analysis:
         text, problems = decode(data)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.core.results import CaseResult, build_row
@@ -169,6 +170,50 @@ class RunOptions:
     """The rubrics to resolve against; by default every rubric under the project's root."""
 
 
+def check_response(
+    project: Project,
+    rubric: LoadedRubric,
+    index: int,
+    response: str,
+    question: Mapping[str, Any],
+    options: RunOptions = RunOptions(),
+) -> CheckOutcome | None:
+    """One check of a rubric on one response, as a run would run it (None: not executed). Not a
+    run: nothing is stored."""
+    with evaluating(project, _library(project, options)) as evaluator:
+        return evaluator.run_check(rubric, index, response, question)
+
+
+def check_cases(
+    project: Project,
+    rubric: LoadedRubric,
+    index: int,
+    cases_paths: list[Path],
+    options: RunOptions = RunOptions(),
+) -> list[tuple[Path, str, CheckOutcome | None]]:
+    """One check of a rubric on every case (that has a response) of some cases files: (cases
+    file, case id, outcome). Not a run: nothing is stored; cancellable between cases."""
+    found: list[tuple[Path, str, CheckOutcome | None]] = []
+    cancellation = options.cancellation or Cancellation()
+    with evaluating(project, _library(project, options)) as evaluator:
+        for path in cases_paths:
+            for number, case in enumerate(read_cases(path, project, options.read)["cases"]):
+                if cancellation.cancelled:
+                    raise RunCancelled
+                if not isinstance(case, Mapping) or not isinstance(case.get("response"), str):
+                    continue
+                question = case.get("question")
+                outcome = evaluator.run_check(
+                    rubric, index, case["response"], question if isinstance(question, Mapping) else {}
+                )
+                found.append((path, str(case.get("id") or f"cases[{number}]"), outcome))
+    return found
+
+
+def _library(project: Project, options: RunOptions) -> RubricLibrary:
+    return RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
+
+
 def run_cases(project: Project, cases_path: Path, options: RunOptions = RunOptions()) -> RunResult:
     """A run of a cases file: every case graded, one row stored, subscribers told."""
     data = read_cases(cases_path, project, options.read)
@@ -186,7 +231,7 @@ def run(
 ) -> RunResult:
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
     started, clock = time.time(), time.perf_counter()
-    library = RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
+    library = _library(project, options)
     results: list[CaseResult] = []
     seen: set[str] = set()
     cancellation = options.cancellation or Cancellation()

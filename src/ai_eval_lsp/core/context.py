@@ -9,6 +9,7 @@ in the tree is the context; its siblings say what is already written.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,9 +182,26 @@ def _columns(text: str) -> tuple[int, int] | None:
     return indent, content
 
 
+_TOP_LEVEL_KEY = re.compile(r"(?:^|(?<=\r))[^\s#\-][^\r\n]*", re.MULTILINE)
+
+
+def _top_level(index: LineIndex, line: int, edited: str) -> list[str]:
+    """A key typed at the top level: its siblings are the other top-level lines, found by a scan
+    of the text that visits only them (what is nested under them is not needed, and may be the
+    whole of a 10,000-check rubric)."""
+    start = index.starts[line]
+    end = index.starts[line + 1] if line + 1 < index.line_count else len(index.text)
+    siblings = [m for m in _TOP_LEVEL_KEY.finditer(index.text) if not start <= m.start() < end]
+    above = [m.group() for m in siblings if m.start() < start]
+    below = [m.group() for m in siblings if m.start() >= end]
+    return [*above, edited, *below]
+
+
 def _excerpt(index: LineIndex, line: int, edited: str) -> list[str]:
     """The edited line, the lines of its block around it, and the ancestors of that block."""
     indent, target = _columns(edited) or (0, 0)
+    if target == 0:
+        return _top_level(index, line, edited)
     above: list[str] = []
     number = line - 1
     # The cursor's block: its sibling keys (and what is nested under them), up to the `- ` that

@@ -12,25 +12,24 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, outcome_json
+from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.runs import (
     Cancellation,
     Reader,
-    RubricLibrary,
     RunCancelled,
     RunError,
     RunOptions,
     RunResult,
-    evaluating,
-    read_cases,
+    check_cases,
+    check_response,
     run,
     run_cases,
 )
@@ -114,6 +113,30 @@ def _verdicts(result: RunResult) -> dict[str, Any]:
     return {case.case_id: case.verdict.to_json() if case.verdict else None for case in result.cases}
 
 
+T = TypeVar("T")
+
+
+async def _cancellable(server: AiEvalServer, cancellation: Cancellation, work: Callable[[], T]) -> T:
+    """Work on a worker thread that the request (`$/cancelRequest`) or its progress may cancel.
+    A cancel the work can no longer honour (a run whose row is stored) is refused: the protocol
+    then leaves the request to be answered with its result."""
+    request = server.protocol.msg_id
+    if request is not None:
+        server.cancellations[request] = cancellation
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        if not cancellation.cancel():
+            return await future
+        raise
+    except RunCancelled:
+        raise JsonRpcRequestCancelled("cancelled; nothing was stored") from None
+    finally:
+        if request is not None:
+            server.cancellations.pop(request, None)
+
+
 async def _run(
     server: AiEvalServer,
     folder: Folder,
@@ -133,19 +156,12 @@ async def _run(
         read=_reader(server, folder),
         index=_rubrics(folder),
     )
-    future = asyncio.get_running_loop().run_in_executor(None, work, options)
     try:
-        result = await asyncio.shield(future)
-    except asyncio.CancelledError:
-        if cancellation.cancel():  # the client cancelled the request: the run stops, storing nothing
-            progress.end("cancelled")
-            server.log(f"{title}: cancelled; nothing was stored")
-            raise
-        result = await future  # the cancel came after the row was stored: the run is complete
-    except RunCancelled:
+        result = await _cancellable(server, cancellation, lambda: work(options))
+    except (asyncio.CancelledError, JsonRpcRequestCancelled):
         progress.end("cancelled")
         server.log(f"{title}: cancelled; nothing was stored")
-        raise JsonRpcRequestCancelled(f"{title}: cancelled; nothing was stored") from None
+        raise
     except (RunError, RubricError) as err:
         progress.end("failed")
         raise NotApplicable(str(err)) from err
@@ -225,43 +241,33 @@ def register(server: AiEvalServer) -> None:
         index = _check_index(rubric, argument)
         project = _project(folder)
         await folder.indexed.wait()
-        read = _reader(ls, folder)
-        rubrics = _rubrics(folder)
-        cases_paths = _running(folder, analysis)
-
-        def outcomes() -> dict[str, Any]:
-            library = RubricLibrary(project, rubrics or project.index({}).rubrics, read)
-            with evaluating(project, library) as evaluator:
-                return outcomes_of(evaluator)
-
-        def outcomes_of(evaluator: Evaluator) -> dict[str, Any]:
-            def outcome(response: str, question: Any) -> Any:
-                found = evaluator.run_check(
-                    rubric, index, response, question if isinstance(question, dict) else {}
-                )
-                return outcome_json(found) if found is not None else None
-
-            if "response" in argument:
-                return {"outcome": outcome(str(argument["response"]), argument.get("question") or {})}
-            results = []
-            for cases_path in cases_paths:
-                data = read_cases(cases_path, project, read)
-                for number, case in enumerate(data["cases"]):
-                    if not isinstance(case, dict) or not isinstance(case.get("response"), str):
-                        continue
-                    results.append(
-                        {
-                            "casesUri": uri_of(cases_path),
-                            "caseId": str(case.get("id") or f"cases[{number}]"),
-                            "outcome": outcome(case["response"], case.get("question") or {}),
-                        }
-                    )
-            return {"cases": results}
-
+        cancellation = Cancellation()
+        options = RunOptions(cancellation=cancellation, read=_reader(ls, folder), index=_rubrics(folder))
         try:
-            return await asyncio.to_thread(outcomes)
+            if "response" in argument:
+                response, question = str(argument["response"]), argument.get("question") or {}
+                outcome = await _cancellable(
+                    ls,
+                    cancellation,
+                    lambda: check_response(project, rubric, index, response, question, options),
+                )
+                return {"outcome": outcome_json(outcome) if outcome else None}
+            paths = _running(folder, analysis)
+            found = await _cancellable(
+                ls, cancellation, lambda: check_cases(project, rubric, index, paths, options)
+            )
         except (RunError, RubricError) as err:
             raise NotApplicable(str(err)) from err
+        return {
+            "cases": [
+                {
+                    "casesUri": uri_of(path),
+                    "caseId": case_id,
+                    "outcome": outcome_json(outcome) if outcome else None,
+                }
+                for path, case_id, outcome in found
+            ]
+        }
 
     @server.command(names.EXPORT_SCHEMA)
     def export_schema(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:

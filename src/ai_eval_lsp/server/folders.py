@@ -42,7 +42,6 @@ class Folders:
         self.server = server
         self.session = server.session
         self.reloads: dict[Folder, asyncio.TimerHandle] = {}
-        self.loading: set[Folder] = set()
         self.told: set[tuple[Path, str]] = set()
 
     # --- folders come and go ---------------------------------------------------------------------
@@ -55,13 +54,29 @@ class Folders:
         folder = Folder(path.resolve(), uri, walked=True, settings=settings)
         self.session.folders[uri] = folder
         self.rehome()
+        self.rewalk_around(folder)
         return folder
 
     def remove(self, uri: str) -> None:
         folder = self.session.folders.pop(uri, None)
-        if folder is not None:
-            folder.generation += 1  # work under way for it is no longer committed
-            self.rehome()
+        if folder is None:
+            return
+        folder.generation += 1  # work under way for it is no longer committed
+        folder.ready.set()  # what waits for it goes on, and finds its documents moved
+        folder.indexed.set()
+        self.rehome()
+        self.rewalk_around(folder)
+
+    def rewalk_around(self, nested: Folder) -> None:
+        """A folder inside another came or went: the outer one's files change hands."""
+        for outer in list(self.session.folders.values()):
+            if (
+                outer.walked
+                and outer is not nested
+                and nested.root.is_relative_to(outer.root)
+                and outer.project
+            ):
+                self.server.spawn(self.walk(outer))
 
     def loose(self, path: Path | None, settings: Settings) -> Folder:
         """The folder of a document outside every workspace folder: its project root's."""
@@ -91,17 +106,32 @@ class Folders:
     # --- a folder's project and index ----------------------------------------------------------
 
     async def load(self, folder: Folder, walk: bool = True) -> None:
-        """Load (or reload) the folder's project, analyse its documents against it, then walk it."""
-        self.loading.add(folder)
-        try:
+        """Load (or reload) the folder's project, analyse its documents against it, then walk it
+        (again, with `walk`; at all, when it was never walked). One load at a time a folder: the
+        last asked for is the one that stays."""
+        async with folder.loading:
             project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
-        finally:
-            self.loading.discard(folder)
-        if self.session.folders.get(folder.uri) is not folder:
-            return  # removed meanwhile
-        folder.project = project
-        folder.generation += 1
-        folder.ready.set()
+            if self.session.folders.get(folder.uri) is not folder:
+                return  # removed meanwhile
+            folder.project = project
+            folder.generation += 1
+            folder.ready.set()
+        self.tell(folder, project)
+        documents = self.session.documents_of(folder)
+        for document in documents:
+            if self.session.classify(document):
+                self.announce(document, force=True)
+        self.server.scheduler.restart([document.uri for document in documents])
+        if not folder.walked:
+            folder.indexed.set()  # nothing to walk: its index is its open documents
+        elif walk or not folder.indexed.is_set():
+            # Open documents first: the walk would hold the interpreter while they are checked.
+            checks = [asyncio.ensure_future(self.server.scheduler.current(doc.uri)) for doc in documents]
+            if checks:
+                await asyncio.wait(checks, timeout=FIRST_CHECKS)
+            await self.walk(folder, again=walk)
+
+    def tell(self, folder: Folder, project: Project) -> None:
         for problem in [*project.setting_problems, *project.registry.problems()]:
             self.server.log(f"{folder.root}: {problem}")
         for notice in project.registry.notices():  # told once a session, not at every reload
@@ -110,65 +140,75 @@ class Folders:
                 self.server.window_show_message(
                     types.ShowMessageParams(types.MessageType.Info, f"AI Eval: {notice}")
                 )
-        documents = self.session.documents_of(folder)
-        for document in documents:
-            if self.session.classify(document):
-                self.announce(document, force=True)
-        self.server.scheduler.restart([document.uri for document in documents])
-        if not folder.walked:
-            folder.indexed.set()  # nothing to walk: its index is its open documents
-        elif walk:
-            # Open documents first: the walk would hold the interpreter while they are checked.
-            checks = [asyncio.ensure_future(self.server.scheduler.current(doc.uri)) for doc in documents]
-            if checks:
-                await asyncio.wait(checks, timeout=FIRST_CHECKS)
-            await self.walk(folder)
 
-    async def walk(self, folder: Folder) -> None:
-        """Index every rubric and cases file of the folder, in the background."""
-        project = folder.project
-        assert project is not None
-        generation = folder.generation
-        progress = Progress(self.server, f"Indexing rubrics in {folder.root.name}")
-        await progress.begin(cancellable=False)
+    async def walk(self, folder: Folder, again: bool = True) -> None:
+        """Index every rubric and cases file of the folder, in the background; a nested
+        workspace folder's files are its own. One walk at a time a folder; without `again`, a
+        folder already indexed is not walked."""
+        async with folder.walking:
+            if folder.indexed.is_set() and not again:
+                return
+            project = folder.project
+            assert project is not None
+            nested = [
+                f.root
+                for f in self.session.folders.values()
+                if f.walked and f is not folder and f.root.is_relative_to(folder.root)
+            ]
+            progress = Progress(self.server, f"Indexing rubrics in {folder.root.name}")
+            await progress.begin(cancellable=False)
 
-        def read_all() -> list[Summary]:
-            found = list(project.walk())
-            summaries = []
-            for number, summary in enumerate(project.summaries(found), 1):
-                summaries.append(summary)
-                progress.report(number, len(found), "files")
-                time.sleep(0)  # let a request waiting for the interpreter in now, not in 5 ms
-            return summaries
+            def read_all() -> list[Summary]:
+                found = list(project.walk(skip=nested))
+                summaries = []
+                for number, summary in enumerate(project.summaries(found), 1):
+                    summaries.append(summary)
+                    progress.report(number, len(found), "files")
+                    time.sleep(0)  # let a request waiting for the interpreter in now, not in 5 ms
+                return summaries
 
-        try:
-            summaries = await asyncio.to_thread(read_all)
-        finally:
-            progress.end("indexed")
-        if folder.generation != generation or self.session.folders.get(folder.uri) is not folder:
-            return
-        gone = [relative for relative in folder.disk if relative not in {s.path for s in summaries}]
-        self.session.commit_disk(folder, summaries, gone)
-        folder.indexed.set()
+            try:
+                summaries = await asyncio.to_thread(read_all)
+            finally:
+                progress.end("indexed")
+            if self.session.folders.get(folder.uri) is not folder or _globs(project.settings) != _globs(
+                folder.settings
+            ):
+                return  # removed, or its globs changed: the load that follows walks again
+            found = {summary.path for summary in summaries}
+            self.session.commit_disk(
+                folder, summaries, [relative for relative in folder.disk if relative not in found]
+            )
+            folder.indexed.set()
+            waiting, folder.changed = folder.changed, []
         self.server.publish(self.session.documents_of(folder))
+        if waiting:
+            await self.files_changed(waiting)  # what changed on disk while it was walked
 
     async def files_changed(self, paths: Iterable[Path]) -> None:
         """Files changed on disk (watched-file events): a Drupal codebase's files reload the
-        folder's project (debounced); rubric and cases files are read again, off the loop."""
+        folder's project (debounced); rubric and cases files are read again, off the loop, one
+        batch at a time a folder, so an older read never lands last. During a walk they wait."""
         by_folder: dict[Folder, list[Path]] = {}
         for path in paths:
             folder = self.session.folder_for(path)
-            if folder is not None and folder.project is not None and _drupal_input(folder.project, path):
+            if folder is None or folder.project is None:
+                continue
+            if _drupal_input(folder.project, path):
                 self.reload_soon(folder)
-            if folder is not None and folder.project is not None and folder.indexed.is_set():
+            if folder.indexed.is_set():
                 by_folder.setdefault(folder, []).append(path)
+            else:
+                folder.changed.append(path)
         for folder, changed in by_folder.items():
-            project = folder.project
-            assert project is not None
-            generation = folder.generation
-            put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
-            if folder.generation == generation and self.session.commit_disk(folder, put, gone):
-                self.server.publish(self.session.documents_of(folder))
+            async with folder.walking:
+                project = folder.project
+                assert project is not None
+                put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
+                if self.session.folders.get(folder.uri) is folder and self.session.commit_disk(
+                    folder, put, gone
+                ):
+                    self.server.publish(self.session.documents_of(folder))
 
     def reload_soon(self, folder: Folder) -> None:
         """Load the folder's project again once its files have stopped changing for a moment."""
@@ -189,6 +229,10 @@ class Folders:
         self.server.protocol.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
         if document.role is None and force:
             self.server.clear(document.uri)
+
+
+def _globs(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return settings.rubric_globs, settings.cases_globs
 
 
 def _drupal_input(project: Project, path: Path) -> bool:

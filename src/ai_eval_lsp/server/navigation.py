@@ -62,10 +62,11 @@ def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     async def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
         document = await query.current(ls, params.text_document.uri)
+        if document is not None:
+            await query.whole_folder(ls, document.folder)
         target = query.rubric_named_at(ls, document, params.position)[0] if document else None
         if document is None or target is None:
             return []
-        await document.folder.indexed.wait()
         found = query.mentions(document.folder, target)
         if not params.context.include_declaration:
             found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
@@ -74,10 +75,11 @@ def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         document = await query.current(ls, params.text_document.uri)
+        if document is not None:  # a rename must reach every file that names it, where it is now
+            await query.whole_folder(ls, document.folder)
         target = query.rubric_named_at(ls, document, params.position)[0] if document else None
         if document is None or target is None:
             return None
-        await document.folder.indexed.wait()  # a rename must reach every file that names it
         changes: dict[str, list[types.TextEdit]] = {}
         for mention in query.mentions(document.folder, target):
             location = query.location(ls, document.folder, mention.path, mention.span)

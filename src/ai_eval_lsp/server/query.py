@@ -5,6 +5,7 @@ and never call each other; nothing here changes the session."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,13 @@ async def current(server: AiEvalServer, uri: str) -> OpenDocument | None:
     if document is None or document.role is None or document.analysis is None:
         return None
     return document
+
+
+async def whole_folder(server: AiEvalServer, folder: Folder) -> None:
+    """Wait until the folder is indexed and every open document of it is analysed as it is now:
+    what a request that edits or lists places in other files needs (positions must be current)."""
+    await folder.indexed.wait()
+    await asyncio.gather(*(server.scheduler.current(doc.uri) for doc in server.session.documents_of(folder)))
 
 
 def project_of(document: OpenDocument) -> Project:

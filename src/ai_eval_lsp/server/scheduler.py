@@ -22,14 +22,14 @@ def analyse_snapshot(snapshot: Snapshot) -> Analysis:
 
 
 class Scheduler:
-    def __init__(self, session: Session, published: Callable[[OpenDocument, bool], None]) -> None:
-        """`published(document, others_changed)` is called on the loop after each commit."""
+    def __init__(self, session: Session, committed: Callable[[OpenDocument, bool], None]) -> None:
+        """`committed(document, others_changed)` is called on the loop after each commit."""
         self.session = session
-        self.published = published
+        self.committed = committed
         # Two threads: a slow document (a 10 MB rubric) does not hold up the others.
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="ai-eval analysis")
         self.timers: dict[str, asyncio.TimerHandle] = {}
-        self.running: dict[str, int] = {}
+        self.running: dict[str, OpenDocument] = {}
         self.waiting: dict[str, list[asyncio.Future[None]]] = {}
 
     def edited(self, uri: str, delay: float) -> None:
@@ -54,7 +54,7 @@ class Scheduler:
         snapshot = self.session.snapshot(document)
         if snapshot is None:
             return  # its folder's project is still loading: `restart` runs it once loaded
-        self.running[uri] = snapshot.version
+        self.running[uri] = document
         future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
         future.add_done_callback(partial(self._done, snapshot))
 
@@ -65,8 +65,11 @@ class Scheduler:
 
     def _done(self, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
         uri = snapshot.uri
-        self.running.pop(uri, None)
-        if future.cancelled():
+        if self.running.get(uri) is snapshot.document:
+            del self.running[uri]
+        if future.cancelled() or self.session.documents.get(uri) is not snapshot.document:
+            if uri in self.waiting:
+                self.start(uri)  # a request waits on the document opened since
             return
         error = future.exception()
         if error is not None:
@@ -74,10 +77,8 @@ class Scheduler:
             self._wake(uri, error)
             return
         others_changed = self.session.commit(snapshot, future.result())
-        document = self.session.documents.get(uri)
-        if document is None:
-            return
-        self.published(document, others_changed)
+        document = snapshot.document
+        self.committed(document, others_changed)
         if document.current:
             self._wake(uri)
         elif uri not in self.timers:
@@ -105,7 +106,9 @@ class Scheduler:
         return document
 
     def forget(self, uri: str) -> None:
+        """The document closed: nothing more is started for it (what runs is dropped when done)."""
         timer = self.timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        self.running.pop(uri, None)
         self._wake(uri)

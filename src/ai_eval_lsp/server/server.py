@@ -22,6 +22,7 @@ from pygls.protocol.language_server import lsp_method
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.text import Encoding
+from ai_eval_lsp.runs import Cancellation
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
 from ai_eval_lsp.server.progress import Progress
@@ -64,6 +65,14 @@ class AiEvalProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         self._forward(types.TEXT_DOCUMENT_DID_CLOSE, params)
 
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A run asked to stop once its row is stored is complete: it refuses the cancel and is
+        answered with its result (and announced), never -32800 after the fact."""
+        cancellation = self._server.cancellations.get(msg_id)  # type: ignore[attr-defined]
+        if cancellation is not None and not cancellation.cancel():
+            return
+        super()._handle_cancel_notification(msg_id)
+
     def _forward(self, method: str, params: Any) -> None:
         handler = self.fm.features.get(method)
         if handler is not None:
@@ -98,6 +107,8 @@ class AiEvalServer(LanguageServer):
         """The client's settings outside any folder (and until a folder has its own)."""
         self.initial_problems: list[str] = []
         self._refresh: asyncio.TimerHandle | None = None
+        self.cancellations: dict[Any, Cancellation] = {}
+        """The cancellable work under way, by the id of the request that started it."""
 
     @property
     def encoding(self) -> Encoding:

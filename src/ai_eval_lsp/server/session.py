@@ -54,6 +54,11 @@ class Folder:
     reported, and runs and renames wait."""
     generation: int = 0
     """Counts project loads, so work started against an older project is not committed."""
+    loading: asyncio.Lock = field(default_factory=asyncio.Lock)
+    walking: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by a walk and by the disk reads of watched files, one at a time."""
+    changed: list[Path] = field(default_factory=list)
+    """Files reported changed while the folder was walked: read once the walk is committed."""
 
     def relative(self, path: Path) -> str:
         try:
@@ -111,13 +116,19 @@ class OpenDocument:
 class Snapshot:
     """One version of a document and what it is checked against, for a worker thread."""
 
-    uri: str
+    document: OpenDocument
+    """Which opening of the document (closed and opened again, or moved to another folder, it is
+    another): only the loop reads it, to commit the result where it belongs."""
     version: int
     text: str
     role: Role
     relative: str
     rules: Rules
     generation: int
+
+    @property
+    def uri(self) -> str:
+        return self.document.uri
 
 
 class Session:
@@ -185,7 +196,7 @@ class Session:
         if document.role is None or project is None:
             return None
         return Snapshot(
-            document.uri,
+            document,
             document.version,
             document.text,
             document.role,
@@ -198,11 +209,11 @@ class Session:
 
     def commit(self, snapshot: Snapshot, analysis: Analysis) -> bool:
         """Make an analysis the document's latest; True when what other files see of it changed
-        (so their diagnostics may have). Older than what is committed, or of an older project:
-        dropped."""
-        document = self.documents.get(snapshot.uri)
+        (so their diagnostics may have). One of a document since closed (or moved to another
+        folder), older than what is committed, or of an older project: dropped."""
+        document = snapshot.document
         if (
-            document is None
+            self.documents.get(document.uri) is not document
             or document.role != snapshot.role
             or snapshot.version < document.analysis_version
             or snapshot.generation != document.folder.generation

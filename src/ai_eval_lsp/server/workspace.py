@@ -48,7 +48,7 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
 async def configure(server: AiEvalServer, folder: Folder) -> None:
     """Give a folder its settings, then load its project (again, if they changed)."""
     settings = await fetch_settings(server, None if folder.uri.startswith("loose:") else folder.uri)
-    if settings == folder.settings and (folder.project is not None or folder in server.folders.loading):
+    if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
     globs_changed = (settings.rubric_globs, settings.cases_globs) != (
         folder.settings.rubric_globs,
@@ -74,8 +74,7 @@ def register(server: AiEvalServer) -> None:
     async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
         for problem in ls.initial_problems:
             ls.log(f"{SECTION} settings: {problem}", types.MessageType.Warning)
-        ls.settings = await fetch_settings(ls, None)
-        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
+        # Watch first: files that change while the folders are walked are read once they are.
         watched = (
             ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         )
@@ -90,6 +89,8 @@ def register(server: AiEvalServer) -> None:
                 await ls.client_register_capability_async(types.RegistrationParams([registration]))
             except Exception as err:  # the index is still kept current from open documents
                 ls.log(f"could not watch rubric files: {err}", types.MessageType.Warning)
+        ls.settings = await fetch_settings(ls, None)
+        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
