@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from processes import alive, ends_alone, gone_within, orphan
 
 from ai_eval_lsp.api import CheckOutcome, Services
 from ai_eval_lsp.drupal.worker import (
@@ -45,30 +46,6 @@ QUESTION = {
         "count": 3,
     },
 }
-
-
-def alive(pid: int | None) -> bool:
-    """Whether a process runs (a zombie has finished running: it counts as gone)."""
-    if pid is None:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def gone_within(pids: tuple[int | None, ...], seconds: float) -> bool:
-    """Whether every one of the processes has ended within `seconds`.
-
-    A wrapper's child dies a few milliseconds after its group's SIGKILL, not at once.
-    """
-    deadline = time.monotonic() + seconds
-    while any(alive(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
 
 
 def line_of(path: Path, text: str) -> int:
@@ -490,6 +467,18 @@ def test_an_endless_executor_is_killed_at_the_time_limit() -> None:
         assert gone_within(pids, 3.0)
         assert word_count(php, "a fresh worker").reason == "3 words, within range"
         assert php.pid not in pids
+
+
+def test_a_worker_whose_server_was_killed_ends_at_its_own_time_limit(tmp_path: Path) -> None:
+    """A server killed outright cannot stop its worker, and an executor asleep uses no CPU time,
+    so PHP's own CPU limit never comes: the worker's alarm ends it."""
+    server = (
+        "from ai_eval_lsp.drupal.worker import PhpWorker\n"
+        f"worker = PhpWorker({str(PLAIN)!r}, {PLAIN_PSR4!r}, command={PHP!r}, timeout=3)\n"
+        f"worker.execute({PROBES + 'SleepingExecutor'!r}, [], {{'kind': 'sleep'}}, '', {{}})\n"
+    )
+    php = orphan(server, tmp_path / "pid")
+    assert ends_alone(php, 30.0)  # the alarm comes a second after the 3 s limit
 
 
 def test_a_wrapper_command_works_and_its_children_die_with_it() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from contract import RESULT_ROW_FIELDS
+from processes import alive, ends_alone, orphan
 
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
@@ -377,8 +378,22 @@ def test_a_plugin_that_never_returns_is_stopped_when_the_limit_runs_out(
             stuck.reason == "plugin ai-eval-test-broken 0.0.1 did not finish within 1 s (runTimeoutSeconds)"
         )
         assert regex.passed  # the run went on
-    pid = int(pid_file.read_text())
-    assert not Path(f"/proc/{pid}").exists()
+    assert not alive(int(pid_file.read_text()))
+
+
+def test_a_plugin_host_whose_server_was_killed_ends_with_it(tmp_path: Path) -> None:
+    """A server killed outright sends its plugin host no signal, and a check stuck in a loop never
+    reads the closed pipe: the host sees it has lost its parent and ends."""
+    server = (
+        "from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric\n"
+        "from ai_eval_lsp.pluginhost import PluginHost\n"
+        "from ai_eval_lsp.plugins import discover\n"
+        "rubric = LoadedRubric('r', '1.0', {'checks': [{'kind': 'stuck'}], 'scoring': {'combine': 'all_pass'}})\n"
+        "with PluginHost(timeout=3600) as host:\n"
+        "    Evaluator(discover().runners(3600, host), lambda ref: None).evaluate(rubric, 'x', {})\n"
+    )
+    host = orphan(server, tmp_path / "pid")
+    assert ends_alone(host, 30.0)
 
 
 def run_cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:

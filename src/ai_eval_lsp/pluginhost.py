@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 START_SECONDS = 60.0
 """How long the child may take to start and import a plugin, apart from the check's own time."""
+PARENT_POLL_SECONDS = 1.0
 
 
 class PluginHost:
@@ -157,6 +158,7 @@ def main() -> None:
     """Answer execute requests, one JSON line each, until stdin closes."""
     from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
 
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what a plugin prints stays off the protocol
     services = Services()
@@ -180,6 +182,14 @@ def main() -> None:
         elif request["op"] == "execute":
             answer = _execute(plugin.executor, request)
         protocol.write(MARK + json.dumps(answer).encode("utf-8") + b"\n")
+
+
+def _exit_with_parent(parent: int) -> None:
+    # The host runs in its own session, so a server killed outright takes no signal to it, and a
+    # check stuck in a loop never reads the closed stdin: the orphan would run on for ever.
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 def _execute(executor: Any, request: Mapping[str, Any]) -> dict[str, Any]:

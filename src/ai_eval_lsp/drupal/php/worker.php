@@ -469,9 +469,15 @@ namespace AiEvalLsp\Worker {
       $level = ob_get_level();
       ob_start();
       if ($this->timeLimit > 0) {
-        // Python kills a worker that runs too long; this limit (CPU time) also
-        // ends one that a wrapper such as `ddev exec` left running in a container.
+        // Python kills a worker that runs too long; these limits also end one
+        // that outlived its server or that a wrapper such as `ddev exec` left
+        // running in a container. set_time_limit() counts CPU time only, so a
+        // call blocked in sleep() or I/O needs the alarm, whose default action
+        // ends the process.
         set_time_limit($this->timeLimit);
+        if (function_exists('pcntl_alarm')) {
+          pcntl_alarm($this->timeLimit);
+        }
       }
       try {
         $answer = $this->run($request, $class, $where);
@@ -481,6 +487,9 @@ namespace AiEvalLsp\Worker {
       }
       finally {
         set_time_limit(0);
+        if (function_exists('pcntl_alarm')) {
+          pcntl_alarm(0);
+        }
         $output = collectOutput($level);
         $this->call = NULL;
       }
