@@ -41,7 +41,7 @@ REFRESH_DELAY = 0.1
 
 
 class AiEvalProtocol(LanguageServerProtocol):
-    """pygls's protocol with two corrections.
+    """pygls's protocol with three corrections.
 
     - The session keeps the open documents, with lines as editors count them (`\\n`, `\\r\\n`,
       `\\r`); pygls's own copy splits lines with `str.splitlines()`, which also breaks at U+2028
