@@ -75,3 +75,13 @@ def test_without_a_marker_the_root_is_the_paths_own_folder(tmp_path: Path) -> No
     (tmp_path / "loose").mkdir()
     assert project_root(tmp_path / "loose" / "r.rubric.yaml") == (tmp_path / "loose").resolve()
     assert project_root(tmp_path / "loose") == (tmp_path / "loose").resolve()
+
+
+def test_a_marker_in_the_home_folder_makes_no_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dotfiles repository makes `~` hold `.git`; the whole home folder is still no project."""
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    (home / "notes").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert project_root(home / "notes" / "r.rubric.yaml") == (home / "notes").resolve()
+    assert project_root(home / "r.rubric.yaml") == home.resolve()

@@ -116,10 +116,14 @@ def project_root(path: Path) -> Path:
     """The root a checked path belongs to (SPEC section 5): the nearest ancestor holding
     `pyproject.toml` with `[tool.ai-eval]`, `ai-eval.toml`, `composer.json` or `.git`, else the
     path's own folder. A Drupal module's own `composer.json` (type `drupal-module` and the like)
-    does not make a root: the module belongs to the project around it."""
+    does not make a root: the module belongs to the project around it. Neither does a marker in
+    `/` or the home folder (a dotfiles `.git` in `~`): a root is walked, and those are no project."""
     start = path if path.is_dir() else path.parent
     start = start.resolve()
+    too_wide = {Path(start.anchor), Path.home().resolve()}
     for folder in (start, *start.parents):
+        if folder in too_wide:
+            break
         if is_project_root(folder):
             return folder
     return start
