@@ -20,6 +20,11 @@ class CheckOutcome:
     def __post_init__(self) -> None:
         object.__setattr__(self, "score", min(1.0, max(0.0, float(self.score))))
 
+    @classmethod
+    def of(cls, check: Mapping[str, Any], passed: bool, reason: str) -> CheckOutcome:
+        """A pass (score 1) or a failure (score 0) of `check`, named by its id and kind."""
+        return cls(str(check.get("id") or ""), str(check.get("kind") or ""), float(passed), passed, reason)
+
 
 @runtime_checkable
 class CheckExecutor(Protocol):

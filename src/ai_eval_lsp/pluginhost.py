@@ -60,7 +60,7 @@ class PluginHost:
                     # Starting Python and importing the plugin do not count against the check.
                     answer = self._call({"op": "load", "plugin": key}, START_SECONDS)
                     if "error" in answer:
-                        return _failed(check, f"{name} {answer['error']}")
+                        return CheckOutcome.of(check, False, f"{name} {answer['error']}")
                     self._loaded.add(key)
                 request = {
                     "op": "execute",
@@ -71,24 +71,28 @@ class PluginHost:
                 }
                 answer = self._call(request, self.timeout)
             except _Unsendable as err:
-                return _failed(check, f"{name} cannot be given this check: it cannot be sent as JSON ({err})")
+                return CheckOutcome.of(
+                    check, False, f"{name} cannot be given this check: it cannot be sent as JSON ({err})"
+                )
             except Timeout:
                 self._stop()
-                return _failed(check, f"{name} did not finish within {self.timeout:g} s (runTimeoutSeconds)")
+                return CheckOutcome.of(
+                    check, False, f"{name} did not finish within {self.timeout:g} s (runTimeoutSeconds)"
+                )
             except (Exited, Garbled) as err:
                 cause = self._stop() or str(err) or "no output"
-                return _failed(check, f"{name} ended the process that ran it ({cause})")
+                return CheckOutcome.of(check, False, f"{name} ended the process that ran it ({cause})")
         if "error" in answer:
-            return _failed(check, f"{name} {answer['error']}")
+            return CheckOutcome.of(check, False, f"{name} {answer['error']}")
         outcome = answer.get("outcome")
         try:
             return (
                 CheckOutcome(**outcome)
                 if isinstance(outcome, dict)
-                else _failed(check, f"{name} sent no outcome")
+                else CheckOutcome.of(check, False, f"{name} sent no outcome")
             )
         except TypeError:
-            return _failed(check, f"{name} answered with a malformed outcome: {outcome!r}")
+            return CheckOutcome.of(check, False, f"{name} answered with a malformed outcome: {outcome!r}")
 
     def _call(self, request: dict[str, Any], seconds: float) -> dict[str, Any]:
         try:
@@ -145,10 +149,6 @@ def _start() -> Process:
         start_new_session=True,
     )
     return Process(popen)
-
-
-def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
-    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind", "")), 0.0, False, reason)
 
 
 # --- the child ------------------------------------------------------------------------------------

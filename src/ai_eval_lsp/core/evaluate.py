@@ -171,7 +171,7 @@ class Evaluator:
             self.cannot_run[str(outcome)] += 1
             return None, f"{kind}, {outcome}"
         if error:
-            return _failed(check, error), ""
+            return CheckOutcome.of(check, False, error), ""
         return None, f"{kind}, not executed"
 
     def _execute(
@@ -182,9 +182,11 @@ class Evaluator:
         except CheckSkipped as skipped:
             return skipped
         except Exception as err:  # reported as the check's failure, never raised
-            return _failed(check, f"{runner.name} raised {type(err).__name__}: {err}")
+            return CheckOutcome.of(check, False, f"{runner.name} raised {type(err).__name__}: {err}")
         if not isinstance(outcome, CheckOutcome):
-            return _failed(check, f"{runner.name} returned {type(outcome).__name__}, not a CheckOutcome")
+            return CheckOutcome.of(
+                check, False, f"{runner.name} returned {type(outcome).__name__}, not a CheckOutcome"
+            )
         return outcome
 
     def _composite(
@@ -196,22 +198,24 @@ class Evaluator:
     ) -> tuple[CheckOutcome | None, str]:
         ref = check.get("rubric")
         if not isinstance(ref, str) or not ref:
-            return _failed(check, "`rubric` must name a rubric of the workspace"), ""
+            return CheckOutcome.of(check, False, "`rubric` must name a rubric of the workspace"), ""
         try:
             sub = self.rubrics(ref)
         except RubricError as err:
-            return _failed(check, str(err)), ""
+            return CheckOutcome.of(check, False, str(err)), ""
         if sub is None:
-            return _failed(check, f"no rubric `{ref}` in the workspace"), ""
+            return CheckOutcome.of(check, False, f"no rubric `{ref}` in the workspace"), ""
         names = " → ".join(r.id for r in (*chain, sub))
         if any((r.id, r.version) == (sub.id, sub.version) for r in chain):
-            return _failed(check, f"composite cycle: {names}"), ""
+            return CheckOutcome.of(check, False, f"composite cycle: {names}"), ""
         if len(chain) > MAX_COMPOSITE_HOPS:
-            return _failed(check, f"composites nest deeper than {MAX_COMPOSITE_HOPS} hops: {names}"), ""
+            return CheckOutcome.of(
+                check, False, f"composites nest deeper than {MAX_COMPOSITE_HOPS} hops: {names}"
+            ), ""
         try:
             verdict = self._evaluate(sub, response, question, (*chain, sub))
         except RubricError as err:
-            return _failed(check, str(err)), ""
+            return CheckOutcome.of(check, False, str(err)), ""
         if verdict is None:
             return None, f"composite: `{sub.name}` has no executable check"
         return CheckOutcome(
@@ -221,10 +225,6 @@ class Evaluator:
             verdict.passed,
             f"{sub.name}: {verdict.reason}",
         ), ""
-
-
-def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
-    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind", "")), 0.0, False, reason)
 
 
 def _number(value: Any, what: str, low: float = 0.0, high: float | None = None) -> float:

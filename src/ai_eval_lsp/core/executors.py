@@ -22,16 +22,6 @@ def _quoted(values: Sequence[str]) -> str:
     return ", ".join(f'"{value}"' for value in values)
 
 
-def _fail(check: Mapping[str, Any], reason: str) -> CheckOutcome:
-    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind")), 0.0, False, reason)
-
-
-def _verdict(check: Mapping[str, Any], passed: bool, reason: str) -> CheckOutcome:
-    return CheckOutcome(
-        str(check.get("id") or ""), str(check.get("kind")), 1.0 if passed else 0.0, passed, reason
-    )
-
-
 class StringCheckExecutor:
     """`must_contain_any`, `must_not_contain` and `regex`: binary checks on the response text."""
 
@@ -48,41 +38,46 @@ class StringCheckExecutor:
             return self._regex(check, response)
         values = check.get("values")
         if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
-            return _fail(check, "`values` must be a non-empty list of strings")
+            return CheckOutcome.of(check, False, "`values` must be a non-empty list of strings")
         case_sensitive = check.get("case_sensitive", False)
         if not isinstance(case_sensitive, bool):
-            return _fail(check, "`case_sensitive` must be true or false")
+            return CheckOutcome.of(check, False, "`case_sensitive` must be true or false")
         haystack = response if case_sensitive else response.casefold()
         found = [v for v in values if (v if case_sensitive else v.casefold()) in haystack]
         if check.get("kind") == "must_contain_any":
-            return _verdict(
+            return CheckOutcome.of(
                 check, bool(found), f"found {_quoted(found[:1])}" if found else "none of the values found"
             )
-        return _verdict(check, not found, f"found {_quoted(found)}" if found else "none of the values found")
+        return CheckOutcome.of(
+            check, not found, f"found {_quoted(found)}" if found else "none of the values found"
+        )
 
     def _regex(self, check: Mapping[str, Any], response: str) -> CheckOutcome:
         pattern, flags = check.get("pattern"), check.get("flags", "")
         must_match = check.get("must_match", True)
         if not isinstance(pattern, str):
-            return _fail(check, "`pattern` must be a string")
+            return CheckOutcome.of(check, False, "`pattern` must be a string")
         if not isinstance(flags, str) or not set(flags) <= set("imsxu"):
-            return _fail(check, f"`flags` must be made of i, m, s, x and u, not {flags!r}")
+            return CheckOutcome.of(check, False, f"`flags` must be made of i, m, s, x and u, not {flags!r}")
         if not isinstance(must_match, bool):
-            return _fail(check, "`must_match` must be true or false")
+            return CheckOutcome.of(check, False, "`must_match` must be true or false")
         try:
             compiled = compile_pattern(pattern, flags)
         except regex.error as err:
-            return _fail(check, f"the pattern does not compile: {err}")
+            return CheckOutcome.of(check, False, f"the pattern does not compile: {err}")
         try:
             match = compiled.search(response, timeout=self.regex_timeout, concurrent=True)
         except TimeoutError:
-            return _fail(
+            return CheckOutcome.of(
                 check,
+                False,
                 f"matching took longer than {self.regex_timeout:g} s and was stopped; the pattern backtracks too much (nested repeats such as `(a+)+`?)",
             )
         if must_match:
-            return _verdict(check, match is not None, f"matched {match.group()!r}" if match else "no match")
-        return _verdict(
+            return CheckOutcome.of(
+                check, match is not None, f"matched {match.group()!r}" if match else "no match"
+            )
+        return CheckOutcome.of(
             check,
             match is None,
             f"matched {match.group()!r}, which must not match" if match else "no match, as required",
@@ -107,24 +102,30 @@ class TargetMatchExecutor:
         source, mode = check.get("source"), check.get("mode", "exact")
         threshold = check.get("threshold", 0.5)
         if not isinstance(source, str) or not source:
-            return _fail(check, "`source` must be a dot-path into the question, such as `expected.reference`")
+            return CheckOutcome.of(
+                check, False, "`source` must be a dot-path into the question, such as `expected.reference`"
+            )
         if mode not in ("exact", "normalized", "chrf"):
-            return _fail(check, f"unknown mode {mode!r}: use exact, normalized or chrf")
+            return CheckOutcome.of(check, False, f"unknown mode {mode!r}: use exact, normalized or chrf")
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
-            return _fail(check, f"`threshold` must be a number from 0 to 1, not {threshold!r}")
+            return CheckOutcome.of(
+                check, False, f"`threshold` must be a number from 0 to 1, not {threshold!r}"
+            )
         found = self.services.resolve(source, context)
         if found is None:
-            return _fail(
-                check, f"`{source}` does not resolve to a string or a list of strings in the question"
+            return CheckOutcome.of(
+                check, False, f"`{source}` does not resolve to a string or a list of strings in the question"
             )
         variants = [found] if isinstance(found, str) else found
         if mode == "exact":
             hit = next((i for i, v in enumerate(variants) if v == response), None)
-            return _verdict(check, hit is not None, _variant_reason("exactly", hit, len(variants)))
+            return CheckOutcome.of(check, hit is not None, _variant_reason("exactly", hit, len(variants)))
         if mode == "normalized":
             wanted = normalize(response)
             hit = next((i for i, v in enumerate(variants) if normalize(v) == wanted), None)
-            return _verdict(check, hit is not None, _variant_reason("after normalising", hit, len(variants)))
+            return CheckOutcome.of(
+                check, hit is not None, _variant_reason("after normalising", hit, len(variants))
+            )
         scores = [self.services.chrf(response, variant) for variant in variants]
         best = max(range(len(scores)), key=scores.__getitem__)
         score = scores[best]

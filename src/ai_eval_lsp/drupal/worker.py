@@ -280,9 +280,9 @@ class PhpWorker:
         try:
             answer = self._call(request, where)
         except _CallFailed as failed:
-            return _failed(check, str(failed))
+            return CheckOutcome.of(check, False, str(failed))
         if "error" in answer:
-            return _failed(check, str(answer["error"]))
+            return CheckOutcome.of(check, False, str(answer["error"]))
         return _outcome(answer.get("outcome"), check, where)
 
     def close(self) -> None:
@@ -478,10 +478,6 @@ def _tail_summary(process: Process) -> str:
     return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
 
 
-def _failed(check: Mapping[str, Any], reason: str) -> CheckOutcome:
-    return CheckOutcome(str(check.get("id") or ""), str(check.get("kind", "")), 0.0, False, reason)
-
-
 def _outcome(data: Any, check: Mapping[str, Any], where: str) -> CheckOutcome:
     if isinstance(data, dict):
         check_id, kind, score, passed, reason = (
@@ -496,4 +492,6 @@ def _outcome(data: Any, check: Mapping[str, Any], where: str) -> CheckOutcome:
             and isinstance(reason, str)
         ):
             return CheckOutcome(check_id, kind, score, passed, reason)
-    return _failed(check, f"the PHP worker answered {where} with a malformed outcome: {data!r}")
+    return CheckOutcome.of(
+        check, False, f"the PHP worker answered {where} with a malformed outcome: {data!r}"
+    )
