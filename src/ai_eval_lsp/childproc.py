@@ -2,7 +2,7 @@
 forever, and killed as a whole process group. The PHP worker and the Python plugin host are two.
 
 The child writes each protocol message as one line after a `MARK` byte on its stdout; whatever
-else it writes there or on stderr is logged and kept as the `tail` that explains a failure.
+else it writes there or on stderr is logged and kept as the `cause()` of a failure.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _LOG = logging.getLogger(__name__)
 
 MARK = b"\x02"
 _READ_SIZE = 1 << 16
-_TAIL_LINES = 20
+_CAUSE_LINES = 3
 _STOP_GRACE_SECONDS = 2.0
 
 
@@ -55,7 +55,7 @@ class Process:
         self._stdout_open = True
         self._partial = {"stdout": bytearray(), "stderr": bytearray()}
         self._messages: deque[bytes] = deque()
-        self.tail: deque[str] = deque(maxlen=_TAIL_LINES)
+        self._tail: deque[str] = deque(maxlen=_CAUSE_LINES)
         """The last lines written outside the protocol (stderr, stray stdout): a failure's cause."""
         # Kills the group if the worker is dropped without close(), and at interpreter exit.
         self._finalizer = weakref.finalize(self, kill_group, popen)
@@ -111,6 +111,10 @@ class Process:
             pass
         return self.kill()
 
+    def cause(self) -> str:
+        """The last few lines the child wrote outside the protocol, on one line: why it failed."""
+        return " / ".join(line.strip() for line in self._tail if line.strip())
+
     def kill(self) -> int:
         """Kills the whole process group at once and reaps the leader; returns its exit status."""
         self._finalizer.detach()
@@ -148,7 +152,7 @@ class Process:
                 self._messages.append(bytes(message))
             if stray:
                 text = stray[:2000].decode("utf-8", "replace")
-                self.tail.append(text)
+                self._tail.append(text)
                 _LOG.info("child %s: %s", "stderr" if stream == "stderr" else "stdout (not protocol)", text)
 
 

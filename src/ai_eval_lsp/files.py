@@ -103,6 +103,14 @@ def _is_regular_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+def relative_to(root: Path, path: Path) -> str:
+    """A path as a project names it: relative to its root, else absolute."""
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+
+
 def read_head(path: str | Path) -> str:
     """The first bytes of a file, as text, for the modeline; empty when it cannot be read."""
     try:

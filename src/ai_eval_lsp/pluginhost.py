@@ -117,7 +117,7 @@ class PluginHost:
         if process is None:
             return ""
         process.kill()
-        return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
+        return process.cause()
 
 
 class _Unsendable(Exception):

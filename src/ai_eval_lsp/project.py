@@ -20,7 +20,7 @@ from ai_eval_lsp.core.workspace import (
 )
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
 from ai_eval_lsp.drupal import codebase as drupal
-from ai_eval_lsp.files import Found, read_head, walk
+from ai_eval_lsp.files import Found, read_head, relative_to, walk
 from ai_eval_lsp.plugins import Registry, discover
 from ai_eval_lsp.settings import Settings
 
@@ -74,11 +74,7 @@ class Project:
         )
 
     def relative(self, path: Path) -> str:
-        """A path as the project names it: relative to the root, else absolute."""
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return path.resolve().as_posix()
+        return relative_to(self.root, path)
 
     def inside(self, path: Path) -> bool:
         return path.resolve().is_relative_to(self.root)

@@ -306,7 +306,7 @@ def _by_version(summaries: Iterable[RubricSummary]) -> tuple[RubricSummary, ...]
 
 
 class CasesIndex:
-    """The cases files of a workspace by path, and by the id of the rubric each runs. Immutable."""
+    """The cases files of a workspace by path; `running` finds those that run a rubric. Immutable."""
 
     __slots__ = ("by_path",)
 

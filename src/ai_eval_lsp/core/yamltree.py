@@ -105,14 +105,6 @@ class Node:
     def span(self) -> Span:
         return Span.of(self.line, self.column, self.end_line, self.end_column)
 
-    @property
-    def is_mapping(self) -> bool:
-        return self.entries is not None
-
-    @property
-    def is_sequence(self) -> bool:
-        return self.items is not None
-
     def get(self, key: str) -> Entry | None:
         return self.entries.get(key) if self.entries is not None else None
 

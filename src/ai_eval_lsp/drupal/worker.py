@@ -340,7 +340,7 @@ class PhpWorker:
                 status = self._discard()
                 if self._closed:
                     raise _CallFailed(f"the PHP worker was closed while {where} ran") from None
-                cause = _tail_summary(process)
+                cause = process.cause()
                 raise _CallFailed(
                     f"the PHP worker exited with status {status} while {where} ran"
                     f"{': ' + cause if cause else ''}; the next check starts a new one"
@@ -421,7 +421,7 @@ class PhpWorker:
             ) from None
         except Exited:
             status = process.stop()
-            cause = _tail_summary(process) or "no output"
+            cause = process.cause() or "no output"
             raise PhpUnavailable(
                 f"`{shown}` did not start a PHP worker (exit status {status}): {cause} (set the `php.command` setting)"
             ) from None
@@ -472,10 +472,6 @@ class PhpWorker:
 
 class _CallFailed(Exception):
     """A call got no answer from PHP; the message is the check's reason."""
-
-
-def _tail_summary(process: Process) -> str:
-    return " / ".join(line.strip() for line in list(process.tail)[-3:] if line.strip())
 
 
 def _outcome(data: Any, check: Mapping[str, Any], where: str) -> CheckOutcome:

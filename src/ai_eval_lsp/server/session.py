@@ -18,7 +18,7 @@ from ai_eval_lsp.core.analysis import Analysis, Rules
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
-from ai_eval_lsp.files import HEAD_BYTES
+from ai_eval_lsp.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.settings import Settings
 
@@ -61,10 +61,7 @@ class Folder:
     """Files reported changed while the folder was walked: read once the walk is committed."""
 
     def relative(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return path.resolve().as_posix()
+        return relative_to(self.root, path)
 
     def contains(self, path: Path) -> bool:
         return path.resolve().is_relative_to(self.root)
