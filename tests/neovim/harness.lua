@@ -146,6 +146,17 @@ else
   ai_eval.setup({ cmd = server, settings = settings })
 end
 
+local function completion_labels(bufnr, line, character)
+  local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/completion",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = line, character = character } }, 10000)
+  local labels = {}
+  for _, response in pairs(responses or {}) do
+    local items = response.result and (response.result.items or response.result) or {}
+    for _, item in ipairs(items) do table.insert(labels, item.label) end
+  end
+  return labels
+end
+
 local function workspace_part()
   -- --- 1. diagnostics, completion, a run ------------------------------------------------------------
 
@@ -162,13 +173,7 @@ local function workspace_part()
   step("completion", function()
     local completing = edit("completing.rubric.yaml")
     wait(20000, function() return client_of(completing) ~= nil end)
-    local responses = vim.lsp.buf_request_sync(completing, "textDocument/completion",
-      { textDocument = { uri = vim.uri_from_bufnr(completing) }, position = { line = 5, character = 4 } }, 10000)
-    result.completion = {}
-    for _, response in pairs(responses or {}) do
-      local items = response.result and (response.result.items or response.result) or {}
-      for _, item in ipairs(items) do table.insert(result.completion, item.label) end
-    end
+    result.completion = completion_labels(completing, 5, 4)
   end)
 
   step("run", function()
@@ -214,13 +219,7 @@ local function workspace_part()
       end
       entry.diagnostics = diagnostics(bufnr)
       if entry.role == vim.NIL then
-        local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/completion",
-          { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 1, character = 0 } }, 10000)
-        entry.completion = {}
-        for _, response in pairs(responses or {}) do
-          local items = response.result and (response.result.items or response.result) or {}
-          for _, item in ipairs(items) do table.insert(entry.completion, item.label) end
-        end
+        entry.completion = completion_labels(bufnr, 1, 0)
       end
       local client = client_of(bufnr)
       entry.client = client and client.id or vim.NIL
