@@ -87,7 +87,7 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
   }
   const selection = selectWheels(manifest, probe);
   if (!selection.ok) {
-    fail(missingServerMessage(choice, selection.reason));
+    fail(missingServerMessage(choice, selection.reason, wheelsFolder));
     return undefined;
   }
   try {
@@ -99,7 +99,7 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
       unpackScript: vscode.Uri.joinPath(context.extensionUri, "bundled", "unpack_wheels.py").fsPath,
       storage: context.globalStorageUri.fsPath,
     });
-    const message = bundledServerMessage(choice, manifest.serverVersion, probe, site);
+    const message = bundledServerMessage(choice, manifest.serverVersion, probe, site, wheelsFolder);
     output.appendLine(message);
     if (unpacked) void vscode.window.showInformationMessage(message);
     return withPythonPath(process.env, site);

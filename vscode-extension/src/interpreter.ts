@@ -65,20 +65,34 @@ export function unusableInterpreterMessage(choice: InterpreterChoice, error: str
   return `AI Eval cannot start the server with ${describe(choice)}: ${cause}. Install Python 3.11 or later, or point the aiEval.interpreter setting at one.`;
 }
 
-export function missingServerMessage(choice: InterpreterChoice, reason?: string): string {
+// ai-eval-lsp is not on PyPI: pip takes it from the extension's own wheels (their dependencies
+// too, where the bundle has them for that Python), else from a checkout of the repository.
+export function installCommand(python: string, wheelsFolder?: string): string {
+  return wheelsFolder
+    ? `${python} -m pip install --find-links ${wheelsFolder} ai-eval-lsp`
+    : `${python} -m pip install /path/to/ai-eval-lsp (a checkout of its repository)`;
+}
+
+export function missingServerMessage(choice: InterpreterChoice, reason?: string, wheelsFolder?: string): string {
   const bundle = reason ? `, and the server bundled with this extension cannot run there: ${reason}` : "";
   return (
     `ai-eval-lsp is not installed for ${describe(choice)}${bundle}. ` +
-    `Install it where your ai_eval plugins are: ${choice.python} -m pip install ai-eval-lsp, ` +
+    `Install it where your ai_eval plugins are: ${installCommand(choice.python, wheelsFolder)}, ` +
     "or point the aiEval.interpreter setting at that environment's Python."
   );
 }
 
-export function bundledServerMessage(choice: InterpreterChoice, serverVersion: string, python: PythonFacts, site: string): string {
+export function bundledServerMessage(
+  choice: InterpreterChoice,
+  serverVersion: string,
+  python: PythonFacts,
+  site: string,
+  wheelsFolder: string,
+): string {
   return (
     `AI Eval: ${describe(choice)} has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp ` +
     `${serverVersion} it bundles for CPython ${python.version.join(".")} into ${site} and runs the server ` +
     `from there with ${choice.python}; Python plugins installed for ${choice.python} are still loaded. ` +
-    `Nothing was downloaded. To use your own copy instead: ${choice.python} -m pip install ai-eval-lsp.`
+    `Nothing was downloaded. To use your own copy instead: ${installCommand(choice.python, wheelsFolder)}.`
   );
 }

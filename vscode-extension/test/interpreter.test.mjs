@@ -40,17 +40,18 @@ test("the bundled site goes before the user's PYTHONPATH, which stays", () => {
 test("a missing server says where and how to install it, and why the bundle did not serve", () => {
   const message = missingServerMessage({ python: "/venv/bin/python", source: "setting" });
   assert.match(message, /not installed for \/venv\/bin\/python \(setting\)/);
-  assert.match(message, /\/venv\/bin\/python -m pip install ai-eval-lsp/);
-  const unserved = missingServerMessage({ python: "python3", source: "default" }, "it is built for CPython 3.11 on Linux x86_64 with glibc, and this is CPython 3.10");
+  assert.match(message, /\/venv\/bin\/python -m pip install \/path\/to\/ai-eval-lsp \(a checkout of its repository\)/);
+  const unserved = missingServerMessage({ python: "python3", source: "default" }, "it is built for CPython 3.11 on Linux x86_64 with glibc, and this is CPython 3.10", "/ext/bundled/wheels");
   assert.match(unserved, /bundled with this extension cannot run there: it is built for CPython 3\.11 .* this is CPython 3\.10\. Install it/);
+  assert.match(unserved, /python3 -m pip install --find-links \/ext\/bundled\/wheels ai-eval-lsp,/);
 });
 
 test("the bundled server is announced with what was done and how to use one's own", () => {
   const python = { implementation: "cpython", version: [3, 11], abiflags: "", machine: "x86_64", libc: ["glibc", "2.36"] };
-  const message = bundledServerMessage({ python: "/usr/bin/python3", source: "default" }, "0.1.0", python, "/storage/bundled-server/0.1.0-abc-cp311");
+  const message = bundledServerMessage({ python: "/usr/bin/python3", source: "default" }, "0.1.0", python, "/storage/bundled-server/0.1.0-abc-cp311", "/ext/bundled/wheels");
   assert.match(message, /\/usr\/bin\/python3 \(default\) has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp 0\.1\.0 it bundles for CPython 3\.11 into \/storage\/bundled-server\/0\.1\.0-abc-cp311/);
   assert.match(message, /plugins installed for \/usr\/bin\/python3 are still loaded/);
-  assert.match(message, /\/usr\/bin\/python3 -m pip install ai-eval-lsp/);
+  assert.match(message, /\/usr\/bin\/python3 -m pip install --find-links \/ext\/bundled\/wheels ai-eval-lsp\./);
 });
 
 test("an interpreter that cannot start says why, and that -P needs Python 3.11", () => {
