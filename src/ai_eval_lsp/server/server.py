@@ -9,7 +9,7 @@ import stat
 import sys
 import threading
 import traceback
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from concurrent.futures import Future
 from typing import Any
 
@@ -47,11 +47,14 @@ class AiEvalProtocol(LanguageServerProtocol):
       `\\r`); pygls's own copy splits lines with `str.splitlines()`, which also breaks at U+2028
       and friends, so incremental edits would drift. Text sync goes straight to the handlers.
     - pygls files the future of every notification under a fresh id and never lets it go (about
-      2 MB per 1,000 edits); a finished handler's future is let go here.
+      2 MB per 1,000 edits); a finished handler's future is let go here, except during `shutdown`,
+      which cancels the pending futures while iterating over them.
     - `$/cancelRequest` cancels a request's future, but for requests pygls answers through a
       builtin step (`workspace/executeCommand`) that is not the handler's task, which ran on; the
       handler's task is cancelled with it here.
     """
+
+    _shutting_down = False
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
@@ -64,6 +67,11 @@ class AiEvalProtocol(LanguageServerProtocol):
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         self._forward(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        self._shutting_down = True
+        return (yield from super().lsp_shutdown(*args))
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         """A run asked to stop once its row is stored is complete: it refuses the cancel and is
@@ -90,7 +98,7 @@ class AiEvalProtocol(LanguageServerProtocol):
                 request.add_done_callback(lambda answered: future.cancel() if answered.cancelled() else None)
 
     def _let_go(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
-        if self._request_futures.get(msg_id) is future:
+        if not self._shutting_down and self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]
 
 
