@@ -359,6 +359,33 @@ async def test_references_and_rename_right_after_an_edit_elsewhere_see_it(
     } == {("a.rubric.yaml", 0, "alpha"), ("runs.cases.yaml", 0, "alpha")}
 
 
+async def test_a_run_right_after_an_edit_elsewhere_resolves_against_it(
+    fresh: LanguageClient, tmp_path: Path
+) -> None:
+    """A sub-rubric's id typed in one document, and at once (within the debounce) a run of the
+    composite that names the new id in another: the run finds the sub-rubric as the editor has it."""
+    client = fresh
+    root = folder(
+        tmp_path, "runs", {"sub.rubric.yaml": rubric("sub"), "main.rubric.yaml": rubric("main", "sub")}
+    )
+    await start(client, client.editor, [root])  # type: ignore[attr-defined]
+    sub = await open_document(client, root / "sub.rubric.yaml")
+    main = await open_document(client, root / "main.rubric.yaml")
+    for uri in (sub, main):
+        assert await asyncio.wait_for(diagnostics(client, uri), TIMEOUT) == []
+    edit(client, sub, 2, (0, 4), (0, 7), "sub2")
+    edit(client, main, 2, (5, 12), (5, 15), "sub2")
+    answered = await answer(
+        asyncio.ensure_future(
+            client.workspace_execute_command_async(
+                types.ExecuteCommandParams("aiEval.runRubric", [{"uri": main, "response": "a"}])
+            )
+        )
+    )
+    (outcome,) = answered["verdict"]["outcomes"]
+    assert outcome["checkId"] == "sub" and outcome["passed"], outcome
+
+
 # --- B6: nested workspace folders -------------------------------------------------------------------------
 
 

@@ -145,7 +145,8 @@ async def _run(
     work: Callable[[RunOptions], RunResult],
 ) -> RunResult:
     """One run: progress, cancellation, then the notification, the log and a summary."""
-    await folder.indexed.wait()  # the rubrics a run resolves are every file's, not only the open ones
+    # The rubrics a run resolves are every file's, and an open one's as the editor has it now.
+    await query.whole_folder(server, folder)
     cancellation = Cancellation()
     progress = Progress(server, title, token, on_cancel=cancellation.cancel)
     await progress.begin()
@@ -221,7 +222,7 @@ def register(server: AiEvalServer) -> None:
             )
             return {"verdict": _verdicts(result)["response"], "row": result.row}
         runs = []
-        await folder.indexed.wait()
+        await query.whole_folder(ls, folder)
         for cases_path in _running(folder, analysis):
             result = await _run(
                 ls,
@@ -240,7 +241,7 @@ def register(server: AiEvalServer) -> None:
         rubric = query.rubric_of(analysis)
         index = _check_index(rubric, argument)
         project = _project(folder)
-        await folder.indexed.wait()
+        await query.whole_folder(ls, folder)
         cancellation = Cancellation()
         options = RunOptions(cancellation=cancellation, read=_reader(ls, folder), index=_rubrics(folder))
         try:
