@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
@@ -40,6 +41,19 @@ def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types
     return [symbol(summary.id or "rubric", detail, types.SymbolKind.Module, root, children)]
 
 
+async def _rubric_across_folder(
+    server: AiEvalServer, uri: str, position: types.Position
+) -> tuple[OpenDocument, RubricSummary] | None:
+    """The rubric named at a position, once its whole folder is as the editor has it now: a
+    rename must reach every file that names it, where it is now."""
+    document = await query.current(server, uri)
+    if document is None:
+        return None
+    await query.whole_folder(server, document.folder)
+    target = query.rubric_named_at(server, document, position)[0]
+    return (document, target) if target is not None else None
+
+
 def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: AiEvalServer, params: types.DefinitionParams) -> types.Location | None:
@@ -61,12 +75,10 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     async def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
-        document = await query.current(ls, params.text_document.uri)
-        if document is not None:
-            await query.whole_folder(ls, document.folder)
-        target = query.rubric_named_at(ls, document, params.position)[0] if document else None
-        if document is None or target is None:
+        named = await _rubric_across_folder(ls, params.text_document.uri, params.position)
+        if named is None:
             return []
+        document, target = named
         found = query.mentions(document.folder, target)
         if not params.context.include_declaration:
             found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
@@ -74,12 +86,10 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        document = await query.current(ls, params.text_document.uri)
-        if document is not None:  # a rename must reach every file that names it, where it is now
-            await query.whole_folder(ls, document.folder)
-        target = query.rubric_named_at(ls, document, params.position)[0] if document else None
-        if document is None or target is None:
+        named = await _rubric_across_folder(ls, params.text_document.uri, params.position)
+        if named is None:
             return None
+        document, target = named
         changes: dict[str, list[types.TextEdit]] = {}
         for mention in query.mentions(document.folder, target):
             location = query.location(ls, document.folder, mention.path, mention.span)

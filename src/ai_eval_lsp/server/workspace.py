@@ -47,7 +47,7 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
 
 async def configure(server: AiEvalServer, folder: Folder) -> None:
     """Give a folder its settings, then load its project (again, if they changed)."""
-    settings = await fetch_settings(server, None if folder.uri.startswith("loose:") else folder.uri)
+    settings = await fetch_settings(server, folder.uri if folder.walked else None)
     if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
     globs_changed = (settings.rubric_globs, settings.cases_globs) != (
