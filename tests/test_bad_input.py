@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ai_eval_lsp.core.yamltree import MAX_DEPTH, parse
+from ai_eval_lsp.core.yamltree import MAX_DEPTH, REFERENCE_LIMIT, parse
 from ai_eval_lsp.project import Project
 
 VALID = 'id: ok\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
@@ -59,6 +59,19 @@ def test_a_ten_megabyte_rubric_is_checked(project: Project, tmp_path: Path) -> N
     # the kind value follows the 11 characters of "  - {kind: " on the second-to-last line
     assert found == [("unknown-kind", text.count("\n") - 2, 11)]
     assert time.monotonic() - started < 120  # bounded, with a generous margin
+
+
+def test_a_big_rubric_past_the_reference_limit_reports_libyamls_error(
+    project: Project, tmp_path: Path
+) -> None:
+    check = "  - {kind: must_contain_any, values: [x]}\n"
+    body = check * (REFERENCE_LIMIT // len(check) + 1)
+    broken = f'id: big\nversion: "1.0"\nchecks:\n{body}  - {{kind: [unclosed\n{body}'
+    assert len(broken) > REFERENCE_LIMIT
+    analysis = project.analyse(tmp_path / "broken.rubric.yaml", broken.encode())
+    line = broken[: broken.index("  - {kind: [unclosed")].count("\n")
+    assert [(p.code, p.span.start.line) for p in analysis.problems] == [("yaml-syntax", line + 1)]
+    assert analysis.problems[0].message.startswith("YAML syntax error: did not find expected ','")
 
 
 def test_the_cli_answers_every_bad_input_without_a_traceback(tmp_path: Path) -> None:
