@@ -12,6 +12,7 @@ import pytest
 from contract import ROLE_GLOBS, ROLE_TABLE
 
 from ai_eval_lsp.files import project_root, walk
+from ai_eval_lsp.project import Project
 
 
 def test_the_walk_finds_what_the_role_table_says(tmp_path: Path) -> None:
@@ -85,3 +86,21 @@ def test_a_marker_in_the_home_folder_makes_no_root(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("HOME", str(home))
     assert project_root(home / "notes" / "r.rubric.yaml") == (home / "notes").resolve()
     assert project_root(home / "r.rubric.yaml") == home.resolve()
+
+
+def test_a_project_rooted_at_home_indexes_its_own_folder_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rubric right in `~` is checked against the rubrics beside it, not a walk of all of `~`."""
+    home = tmp_path / "home"
+    (home / "deep").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    rubric = (
+        'id: {}\nversion: "1.0"\nchecks:\n  - {{kind: regex, pattern: x}}\nscoring: {{combine: all_pass}}\n'
+    )
+    (home / "near.rubric.yaml").write_text(rubric.format("near"))
+    (home / "deep" / "far.rubric.yaml").write_text(rubric.format("far"))
+    project = Project.load(project_root(home / "near.rubric.yaml"))
+    assert sorted(project.index({}).rubrics.by_path) == ["near.rubric.yaml"]
+    deep = Project.load(project_root(home / "deep" / "far.rubric.yaml"))
+    assert sorted(deep.index({}).rubrics.by_path) == ["far.rubric.yaml"]

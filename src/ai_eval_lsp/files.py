@@ -38,10 +38,11 @@ def walk(
     cases_globs: Sequence[str] = (),
     below: Path | None = None,
     skip: Iterable[Path] = (),
+    recursive: bool = True,
 ) -> Iterator[Found]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
-    files by name, then its folders by name; the folders in `skip` are left out. Paths are
-    relative to `root`."""
+    files by name, then its folders by name (unless not `recursive`); the folders in `skip` are
+    left out. Paths are relative to `root`."""
     globs = [*rubric_globs, *cases_globs]
     skipped = {str(path) for path in skip}
     named = _named_folders(globs)
@@ -78,7 +79,8 @@ def walk(
             continue  # unreadable or gone: nothing in it to check
         for name, role, path in sorted(found):
             yield Found(Path(path), relative + name, role)
-        pending.extend((Path(path), f"{relative}{name}/") for name, path in sorted(folders, reverse=True))
+        if recursive:
+            pending.extend((Path(path), f"{relative}{name}/") for name, path in sorted(folders, reverse=True))
 
 
 def excluded(relative: str, globs: Sequence[str]) -> bool:
@@ -128,13 +130,22 @@ def project_root(path: Path) -> Path:
     `/` or the home folder (a dotfiles `.git` in `~`): a root is walked, and those are no project."""
     start = path if path.is_dir() else path.parent
     start = start.resolve()
-    too_wide = {Path(start.anchor), Path.home().resolve()}
     for folder in (start, *start.parents):
-        if folder in too_wide:
+        if too_wide(folder):
             break
         if is_project_root(folder):
             return folder
     return start
+
+
+def too_wide(folder: Path) -> bool:
+    """`/` and the home folder: no marker makes them a project root, and a project rooted there
+    (a file right in `~`) indexes its own folder only, not everything below it."""
+    try:
+        home: Path | None = Path.home().resolve()
+    except RuntimeError:  # no HOME and no passwd entry, as in some containers
+        home = None
+    return folder == Path(folder.anchor) or folder == home
 
 
 def is_project_root(folder: Path) -> bool:

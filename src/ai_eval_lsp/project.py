@@ -20,7 +20,7 @@ from ai_eval_lsp.core.workspace import (
 )
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
 from ai_eval_lsp.drupal import codebase as drupal
-from ai_eval_lsp.files import Found, read_head, relative_to, walk
+from ai_eval_lsp.files import Found, read_head, relative_to, too_wide, walk
 from ai_eval_lsp.plugins import Registry, discover
 from ai_eval_lsp.settings import Settings
 
@@ -85,11 +85,13 @@ class Project:
         settings = self.settings
         return classify(self.relative(path), head, settings.rubric_globs, settings.cases_globs)
 
-    def walk(self, below: Path | None = None, skip: Iterable[Path] = ()) -> Iterator[Found]:
+    def walk(
+        self, below: Path | None = None, skip: Iterable[Path] = (), recursive: bool = True
+    ) -> Iterator[Found]:
         """The rubric and cases files under the root (or a folder below it), name first; the
         folders in `skip` (another project's) are left out."""
         settings = self.settings
-        return walk(self.root, settings.rubric_globs, settings.cases_globs, below, skip)
+        return walk(self.root, settings.rubric_globs, settings.cases_globs, below, skip, recursive)
 
     def analyse(self, path: Path, data: bytes, role: Role = "rubric") -> Analysis:
         text, problems = decode(data)
@@ -114,6 +116,7 @@ class Project:
 
     def index(self, analyses: Mapping[Path, Analysis], roles: Iterable[Role] = ("rubric",)) -> WorkspaceIndex:
         """The files under the root of the roles asked for: the analyses given, others read here.
+        A root of `/` or the home folder holds too much to walk: only its own files count.
 
         Composite references resolve only inside the workspace, so a file checked from outside
         the root is checked but is no rubric to resolve to.
@@ -121,5 +124,6 @@ class Project:
         wanted = set(roles)
         given = [a.summary for path, a in analyses.items() if a.role in wanted and self.inside(path)]
         paths = {summary.path for summary in given}
-        others = (f for f in self.walk() if f.role in wanted and f.relative not in paths)
+        found = self.walk(recursive=not too_wide(self.root))
+        others = (f for f in found if f.role in wanted and f.relative not in paths)
         return WorkspaceIndex.of([*given, *self.summaries(others)])
