@@ -532,13 +532,22 @@ async def test_a_folder_removed_while_it_loads_or_walks_leaves_every_request_ans
 
 
 async def test_shutting_down_while_a_folder_is_walked_is_answered(fresh: LanguageClient, big: Path) -> None:
-    """An editor closed during the first indexing: `shutdown` is answered (not an internal error)."""
+    """An editor closed during the first indexing, a run waiting for it: `shutdown` is answered
+    (not an internal error), and so is the run (cancelled)."""
     client = fresh
     starting = asyncio.ensure_future(start(client, client.editor, [big]))  # type: ignore[attr-defined]
     await until(lambda: walks(client, "big")[0] > 0 or starting.done())
+    run = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams("aiEval.runCases", [{"uri": (big / "present.cases.yaml").as_uri()}])
+        )
+    )
+    await asyncio.sleep(0.1)  # the run has reached the server, and waits for the walk
     client.shut_down = True  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+        with pytest.raises(Exception, match="cancel"):
+            await answer(run)
     finally:
         client.exit(None)
         starting.cancel()

@@ -41,20 +41,19 @@ REFRESH_DELAY = 0.1
 
 
 class AiEvalProtocol(LanguageServerProtocol):
-    """pygls's protocol with three corrections.
+    """pygls's protocol with four corrections.
 
     - The session keeps the open documents, with lines as editors count them (`\\n`, `\\r\\n`,
       `\\r`); pygls's own copy splits lines with `str.splitlines()`, which also breaks at U+2028
       and friends, so incremental edits would drift. Text sync goes straight to the handlers.
     - pygls files the future of every notification under a fresh id and never lets it go (about
-      2 MB per 1,000 edits); a finished handler's future is let go here, except during `shutdown`,
-      which cancels the pending futures while iterating over them.
+      2 MB per 1,000 edits); a finished handler's future is let go here.
+    - `shutdown` cancels the pending futures while iterating over the table their callbacks
+      shrink; here it iterates over a copy.
     - `$/cancelRequest` cancels a request's future, but for requests pygls answers through a
       builtin step (`workspace/executeCommand`) that is not the handler's task, which ran on; the
       handler's task is cancelled with it here.
     """
-
-    _shutting_down = False
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
@@ -70,16 +69,30 @@ class AiEvalProtocol(LanguageServerProtocol):
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
-        self._shutting_down = True
-        return (yield from super().lsp_shutdown(*args))
+        """pygls's own, cancelling a copy of the pending futures (a cancelled future's callbacks,
+        ours and pygls's, take it out of the table pygls would be iterating over), and as
+        `$/cancelRequest` does: a run whose row is being stored finishes."""
+        if (handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield handler, args, None
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                self._cancel(msg_id, future)
+        self._shutdown = True
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            self._cancel(msg_id, future)
+        else:
+            super()._handle_cancel_notification(msg_id)
+
+    def _cancel(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
         """A run asked to stop once its row is stored is complete: it refuses the cancel and is
         answered with its result (and announced), never -32800 after the fact."""
         cancellation = self._server.cancellations.get(msg_id)  # type: ignore[attr-defined]
-        if cancellation is not None and not cancellation.cancel():
-            return
-        super()._handle_cancel_notification(msg_id)
+        if cancellation is None or cancellation.cancel():
+            future.cancel()
 
     def _forward(self, method: str, params: Any) -> None:
         handler = self.fm.features.get(method)
@@ -98,7 +111,7 @@ class AiEvalProtocol(LanguageServerProtocol):
                 request.add_done_callback(lambda answered: future.cancel() if answered.cancelled() else None)
 
     def _let_go(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
-        if not self._shutting_down and self._request_futures.get(msg_id) is future:
+        if self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]
 
 
