@@ -31,6 +31,11 @@ class Settings:
     php_run: bool = True
     """Whether PHP executors may run at all (off in a workspace the editor does not trust)."""
 
+    @property
+    def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What decides which files are rubric and cases files, besides the default rules."""
+        return self.rubric_globs, self.cases_globs
+
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:
         """Settings from camelCase keys, nested (`{php: {run: false}}`, as editors send dotted

@@ -182,6 +182,15 @@ async def test_run_check_with_a_response(client: LanguageClient) -> None:
     }
 
 
+async def test_run_check_says_what_is_wrong_with_its_question(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    arguments = {"uri": uri, "checkId": "apologises", "response": "So sorry!", "question": "q1"}
+    with pytest.raises(Exception, match="`question` must be a mapping"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams("aiEval.runCheck", [arguments])
+        )
+
+
 async def test_the_server_keeps_serving_after_a_handler_fails(client: LanguageClient) -> None:
     with pytest.raises(Exception, match=r"cannot be read|not a cases file"):
         await client.workspace_execute_command_async(

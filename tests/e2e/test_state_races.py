@@ -275,6 +275,21 @@ async def test_a_result_for_an_older_version_is_not_shown_for_the_newer(
     assert all(found == [] for where, version, found in seen if where == uri and version == 2), seen
 
 
+async def test_a_document_opened_twice_is_checked_as_last_opened(
+    any_client: LanguageClient, tmp_path: Path
+) -> None:
+    """An editor that sends `didOpen` again without `didClose` (a protocol slip some clients make
+    when a file is reloaded): the second text is the one checked."""
+    client = any_client
+    root = folder(tmp_path, "twice", {})
+    await start(client, client.editor, [root])  # type: ignore[attr-defined]
+    path = root / "doc.rubric.yaml"
+    uri = await open_document(client, path, big_rubric("first", broken=True))
+    await open_document(client, path, big_rubric("second", broken=False), version=2)
+    assert await diagnostics(client, uri, 2) == []  # pushed (or pulled) without being asked for more
+    assert await outline_name(client, uri) == "second"
+
+
 # --- B3: plugins reloaded while the folder's first walk is under way -------------------------------------
 
 
@@ -529,6 +544,27 @@ async def test_a_folder_removed_while_it_loads_or_walks_leaves_every_request_ans
     await typo_answers(pending)
     # Its walk ends on its own (so the server is idle when the test shuts it down: see below).
     await until(lambda: walks(client, "big")[1] == walks(client, "big")[0])
+
+
+async def test_a_run_waiting_for_a_folder_that_is_removed_runs_where_its_file_went(
+    fresh: LanguageClient, big: Path
+) -> None:
+    """A run asked for during the first walk, then the folder closed: the run is not made against
+    the half-built index (every case would miss its rubric); its file now belongs to the project
+    around it, which the run walks, as `ai-eval-lsp run` would."""
+    client = fresh
+    starting = asyncio.ensure_future(start(client, client.editor, [big]))  # type: ignore[attr-defined]
+    await until(lambda: walks(client, "big")[0] > 0 or starting.done())
+    run = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams("aiEval.runCases", [{"uri": (big / "present.cases.yaml").as_uri()}])
+        )
+    )
+    await asyncio.sleep(0.1)  # the run has reached the server, and waits for the walk
+    folders_changed(client, removed=[big])
+    row = (await answer(run))["row"]
+    assert (row["target_id"], row["question_count"], row["error_count"]) == ("r7", 1, 0)
+    await asyncio.wait_for(starting, TIMEOUT)
 
 
 async def test_shutting_down_while_a_folder_is_walked_is_answered(fresh: LanguageClient, big: Path) -> None:

@@ -49,19 +49,22 @@ def _argument(arguments: Any) -> dict[str, Any]:
 
 
 async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folder, Path, Analysis]:
-    """The file a command names, with its folder and its analysis as the editor has it now (an
-    open document's own, else the file on disk's)."""
+    """The file a command names, with its folder and its analysis, all as the editor has them
+    now: an open document's own analysis, else the file on disk's, once the folder is indexed
+    and each of its open documents analysed (what a run resolves rubrics against)."""
     uri = argument.get("uri")
     path = path_of(uri) if isinstance(uri, str) else None
     if path is None:
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
-    document = await query.current(server, str(uri))
-    if document is not None and document.analysis is not None:
-        return document.folder, path.resolve(), document.analysis
-    folder = server.folders.home_of(path.resolve(), server.settings)
-    await folder.ready.wait()
-    project = folder.project
-    assert project is not None
+    path = path.resolve()
+    while True:
+        document = await query.settled(server, str(uri))
+        if document is not None and document.analysis is not None:
+            return document.folder, path, document.analysis
+        folder = server.folders.home_of(path, server.settings)
+        if await query.whole_folder(server, folder):
+            break
+    project = _project(folder)
     role = project.role(path)
     if role is None:
         raise NotApplicable(f"{path} is not a rubric or cases file")
@@ -69,7 +72,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         analysis = await asyncio.to_thread(lambda: project.analyse(path, path.read_bytes(), role))
     except OSError as err:
         raise NotApplicable(f"{path}: cannot be read: {err.strerror}") from err
-    return folder, path.resolve(), analysis
+    return folder, path, analysis
 
 
 def _reader(server: AiEvalServer, folder: Folder) -> Reader:
@@ -117,9 +120,9 @@ T = TypeVar("T")
 
 
 async def _cancellable(server: AiEvalServer, cancellation: Cancellation, work: Callable[[], T]) -> T:
-    """Work on a worker thread that the request (`$/cancelRequest`) or its progress may cancel.
-    A cancel the work can no longer honour (a run whose row is stored) is refused: the protocol
-    then leaves the request to be answered with its result."""
+    """Work on a worker thread that the request (`$/cancelRequest`, or shutdown) may cancel, as
+    may whoever else holds the cancellation (a run's progress). A cancel the work can no longer
+    honour (a run whose row is stored) is refused: the request is then answered with its result."""
     request = server.protocol.msg_id
     if request is not None:
         server.cancellations[request] = cancellation
@@ -146,7 +149,8 @@ async def _run(
 ) -> RunResult:
     """One run: progress, cancellation, then the notification, the log and a summary."""
     # The rubrics a run resolves are every file's, and an open one's as the editor has it now.
-    await query.whole_folder(server, folder)
+    if not await query.whole_folder(server, folder):
+        raise NotApplicable(f"the workspace folder {folder.root} was closed; nothing was run")
     cancellation = Cancellation()
     progress = Progress(server, title, token, on_cancel=cancellation.cancel)
     await progress.begin()
@@ -222,7 +226,6 @@ def register(server: AiEvalServer) -> None:
             )
             return {"verdict": _verdicts(result)["response"], "row": result.row}
         runs = []
-        await query.whole_folder(ls, folder)
         for cases_path in _running(folder, analysis):
             result = await _run(
                 ls,
@@ -241,12 +244,13 @@ def register(server: AiEvalServer) -> None:
         rubric = query.rubric_of(analysis)
         index = _check_index(rubric, argument)
         project = _project(folder)
-        await query.whole_folder(ls, folder)
         cancellation = Cancellation()
         options = RunOptions(cancellation=cancellation, read=_reader(ls, folder), index=_rubrics(folder))
         try:
             if "response" in argument:
                 response, question = str(argument["response"]), argument.get("question") or {}
+                if not isinstance(question, dict):
+                    raise NotApplicable("`question` must be a mapping")
                 outcome = await _cancellable(
                     ls,
                     cancellation,

@@ -13,6 +13,9 @@ def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: AiEvalServer, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
+        if item.uri in ls.session.documents:  # opened twice: the second opening replaces the first
+            ls.scheduler.forget(item.uri)
+            ls.session.close(item.uri)
         path = path_of(item.uri)
         folder = ls.folders.home_of(path.resolve() if path else None, ls.settings)
         document = ls.session.open(item.uri, item.text, item.version, folder)

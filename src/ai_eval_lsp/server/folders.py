@@ -64,6 +64,9 @@ class Folders:
         folder.generation += 1  # work under way for it is no longer committed
         folder.ready.set()  # what waits for it goes on, and finds its documents moved
         folder.indexed.set()
+        reload = self.reloads.pop(folder, None)
+        if reload is not None:
+            reload.cancel()
         self.rehome()
         self.rewalk_around(folder)
 
@@ -111,7 +114,7 @@ class Folders:
         last asked for is the one that stays."""
         async with folder.loading:
             project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
-            if self.session.folders.get(folder.uri) is not folder:
+            if not self.session.holds(folder):
                 return  # removed meanwhile
             folder.project = project
             folder.generation += 1
@@ -146,7 +149,7 @@ class Folders:
         workspace folder's files are its own. One walk at a time a folder; without `again`, a
         folder already indexed is not walked."""
         async with folder.walking:
-            if folder.indexed.is_set() and not again:
+            if not self.session.holds(folder) or (folder.indexed.is_set() and not again):
                 return
             project = folder.project
             assert project is not None
@@ -171,9 +174,7 @@ class Folders:
                 summaries = await asyncio.to_thread(read_all)
             finally:
                 progress.end("indexed")
-            if self.session.folders.get(folder.uri) is not folder or _globs(project.settings) != _globs(
-                folder.settings
-            ):
+            if not self.session.holds(folder) or project.settings.globs != folder.settings.globs:
                 return  # removed, or its globs changed: the load that follows walks again
             found = {summary.path for summary in summaries}
             self.session.commit_disk(
@@ -205,9 +206,7 @@ class Folders:
                 project = folder.project
                 assert project is not None
                 put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
-                if self.session.folders.get(folder.uri) is folder and self.session.commit_disk(
-                    folder, put, gone
-                ):
+                if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))
 
     def reload_soon(self, folder: Folder) -> None:
@@ -229,10 +228,6 @@ class Folders:
         self.server.protocol.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
         if document.role is None and force:
             self.server.clear(document.uri)
-
-
-def _globs(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return settings.rubric_globs, settings.cases_globs
 
 
 def _drupal_input(project: Project, path: Path) -> bool:

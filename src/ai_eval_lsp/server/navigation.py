@@ -46,10 +46,9 @@ async def _rubric_across_folder(
 ) -> tuple[OpenDocument, RubricSummary] | None:
     """The rubric named at a position, once its whole folder is as the editor has it now: a
     rename must reach every file that names it, where it is now."""
-    document = await query.current(server, uri)
+    document = await query.settled(server, uri)
     if document is None:
         return None
-    await query.whole_folder(server, document.folder)
     target = query.rubric_named_at(server, document, position)[0]
     return (document, target) if target is not None else None
 

@@ -40,11 +40,23 @@ async def current(server: AiEvalServer, uri: str) -> OpenDocument | None:
     return document
 
 
-async def whole_folder(server: AiEvalServer, folder: Folder) -> None:
+async def whole_folder(server: AiEvalServer, folder: Folder) -> bool:
     """Wait until the folder is indexed and every open document of it is analysed as it is now:
-    what a request that edits or lists places in other files needs (positions must be current)."""
+    what a request that edits, runs or lists places in other files needs. False when the folder
+    was removed meanwhile (its documents moved to another)."""
     await folder.indexed.wait()
-    await asyncio.gather(*(server.scheduler.current(doc.uri) for doc in server.session.documents_of(folder)))
+    documents = server.session.documents_of(folder)
+    await asyncio.gather(*(server.scheduler.current(doc.uri) for doc in documents), return_exceptions=True)
+    return server.session.holds(folder)
+
+
+async def settled(server: AiEvalServer, uri: str) -> OpenDocument | None:
+    """`current`, once the document's whole folder is too (`whole_folder`); a document whose folder
+    is removed meanwhile is settled in the folder it moved to."""
+    while (document := await current(server, uri)) is not None:
+        if await whole_folder(server, document.folder) and server.session.documents.get(uri) is document:
+            return document
+    return None
 
 
 def project_of(document: OpenDocument) -> Project:

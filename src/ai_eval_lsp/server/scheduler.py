@@ -1,6 +1,6 @@
 """Analyses open documents off the event loop: after an edit, once the debounce has passed; at once
-when a request needs the document as it is now. One analysis runs per document at a time; the
-loop commits each result through the session, then publishes what changed."""
+when a request needs the document as it is now. One analysis runs per opening of a document at a
+time; the loop commits each result through the session, then publishes what changed."""
 
 from __future__ import annotations
 
@@ -56,18 +56,18 @@ class Scheduler:
             return  # its folder's project is still loading: `restart` runs it once loaded
         self.running[uri] = document
         future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
-        future.add_done_callback(partial(self._done, snapshot))
+        future.add_done_callback(partial(self._done, document, snapshot))
 
     def restart(self, uris: list[str]) -> None:
         """Analyse documents again (their project changed), now."""
         for uri in uris:
             self.start(uri)
 
-    def _done(self, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
-        uri = snapshot.uri
-        if self.running.get(uri) is snapshot.document:
+    def _done(self, document: OpenDocument, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
+        uri = document.uri
+        if self.running.get(uri) is document:
             del self.running[uri]
-        if future.cancelled() or self.session.documents.get(uri) is not snapshot.document:
+        if future.cancelled() or self.session.documents.get(uri) is not document:
             if uri in self.waiting:
                 self.start(uri)  # a request waits on the document opened since
             return
@@ -76,8 +76,7 @@ class Scheduler:
             log.error("analysing %s failed", uri, exc_info=error)
             self._wake(uri, error)
             return
-        others_changed = self.session.commit(snapshot, future.result())
-        document = snapshot.document
+        others_changed = self.session.commit(document, snapshot, future.result())
         self.committed(document, others_changed)
         if document.current:
             self._wake(uri)

@@ -113,19 +113,12 @@ class OpenDocument:
 class Snapshot:
     """One version of a document and what it is checked against, for a worker thread."""
 
-    document: OpenDocument
-    """Which opening of the document (closed and opened again, or moved to another folder, it is
-    another): only the loop reads it, to commit the result where it belongs."""
     version: int
     text: str
     role: Role
     relative: str
     rules: Rules
     generation: int
-
-    @property
-    def uri(self) -> str:
-        return self.document.uri
 
 
 class Session:
@@ -142,6 +135,10 @@ class Session:
             return None
         holding = [f for f in self.folders.values() if f.walked and f.contains(path)]
         return max(holding, key=lambda f: len(f.root.parts), default=None)
+
+    def holds(self, folder: Folder) -> bool:
+        """Whether a folder is still the session's (not removed, nor replaced)."""
+        return self.folders.get(folder.uri) is folder
 
     def documents_of(self, folder: Folder) -> list[OpenDocument]:
         return [doc for doc in self.documents.values() if doc.folder is folder]
@@ -193,7 +190,6 @@ class Session:
         if document.role is None or project is None:
             return None
         return Snapshot(
-            document,
             document.version,
             document.text,
             document.role,
@@ -204,11 +200,11 @@ class Session:
 
     # --- the one path that commits --------------------------------------------------------------
 
-    def commit(self, snapshot: Snapshot, analysis: Analysis) -> bool:
+    def commit(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> bool:
         """Make an analysis the document's latest; True when what other files see of it changed
         (so their diagnostics may have). One of a document since closed (or moved to another
-        folder), older than what is committed, or of an older project: dropped."""
-        document = snapshot.document
+        folder: it is another `OpenDocument` then), older than what is committed, or of an older
+        project: dropped."""
         if (
             self.documents.get(document.uri) is not document
             or document.role != snapshot.role

@@ -50,10 +50,7 @@ async def configure(server: AiEvalServer, folder: Folder) -> None:
     settings = await fetch_settings(server, folder.uri if folder.walked else None)
     if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
-    globs_changed = (settings.rubric_globs, settings.cases_globs) != (
-        folder.settings.rubric_globs,
-        folder.settings.cases_globs,
-    )
+    globs_changed = settings.globs != folder.settings.globs
     folder.settings = settings
     if globs_changed:
         folder.indexed.clear()
