@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -142,7 +143,7 @@ class HostedExecutor:
 
 def _start() -> Process:
     popen = subprocess.Popen(
-        [sys.executable, "-P", "-m", "ai_eval_lsp.pluginhost"],
+        [sys.executable, "-P", "-m", "ai_eval_lsp.pluginhost", str(os.getpid())],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -155,10 +156,11 @@ def _start() -> Process:
 
 
 def main() -> None:
-    """Answer execute requests, one JSON line each, until stdin closes."""
+    """Answer execute requests, one JSON line each, until stdin closes (or the server is gone)."""
+    parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
 
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what a plugin prints stays off the protocol
     services = Services()
@@ -186,10 +188,11 @@ def main() -> None:
 
 def _exit_with_parent(parent: int) -> None:
     # The host runs in its own session, so a server killed outright takes no signal to it, and a
-    # check stuck in a loop never reads the closed stdin: the orphan would run on for ever.
+    # check stuck in a loop never reads the closed stdin: the orphan would run on for ever. It
+    # leads its process group, so what a plugin started goes with it.
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
-    os._exit(1)
+    os.killpg(0, signal.SIGKILL)
 
 
 def _execute(executor: Any, request: Mapping[str, Any]) -> dict[str, Any]:
