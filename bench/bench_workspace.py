@@ -42,8 +42,15 @@ def answer(method: str, params: Any) -> Any:
     return [{}] * len(params["items"]) if method == "workspace/configuration" else None
 
 
+def installed_env(cache: Path) -> dict[str, str]:
+    """The environment of a process as an installed copy runs: its bytecode is cached (pip
+    compiles it at install; a `PYTHONDONTWRITEBYTECODE` here would have every start compile)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "XDG_CACHE_HOME": str(cache)}
+
+
 def start(folder: Path, cache: Path) -> StdioClient:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env = installed_env(cache)
     client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=env)
     client.request(
         "initialize",
@@ -92,7 +99,7 @@ def check_file(project: Path, cache: Path) -> float:
     subprocess.run(
         [sys.executable, "-m", "ai_eval_lsp", "check", str(project / SEED_RUBRIC)],
         cwd="/",
-        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        env=installed_env(cache),
         check=True,
         capture_output=True,
     )

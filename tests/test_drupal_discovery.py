@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from ai_eval_lsp.drupal import cache, codebase
+from ai_eval_lsp import cache
+from ai_eval_lsp.drupal import codebase
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor, discover, scan
 from ai_eval_lsp.drupal.phpread import as_schema
 
@@ -563,13 +564,13 @@ def test_the_default_cache_folder_follows_xdg(
     copy_of: Callable[[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache.default_folder() == tmp_path / "xdg/ai-eval-lsp/drupal"
+    assert cache.default_folder("drupal") == tmp_path / "xdg/ai-eval-lsp/drupal"
     root = copy_of(NO_EXPORT)
     discover(root)
     assert len(list((tmp_path / "xdg/ai-eval-lsp/drupal").iterdir())) == 1
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache.default_folder() == tmp_path / "home/.cache/ai-eval-lsp/drupal"
+    assert cache.default_folder("drupal") == tmp_path / "home/.cache/ai-eval-lsp/drupal"
 
 
 def test_an_unwritable_cache_folder_only_costs_time(copy_of: Callable[[Path], Path], tmp_path: Path) -> None:

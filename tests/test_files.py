@@ -104,3 +104,95 @@ def test_a_project_rooted_at_home_indexes_its_own_folder_only(
     assert sorted(project.index({}).rubrics.by_path) == ["near.rubric.yaml"]
     deep = Project.load(project_root(home / "deep" / "far.rubric.yaml"))
     assert sorted(deep.index({}).rubrics.by_path) == ["far.rubric.yaml"]
+
+
+# --- what walks remember ----------------------------------------------------------------------------
+
+MODELINE = "# yaml-language-server: $schema=rubric.schema.json\nid: r\n"
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "ai-eval-lsp" / "walk"
+
+
+def age(*paths: Path, seconds: float = 100) -> int:
+    """Set the paths' mtimes `seconds` into the past (out of the racy window); returns it in ns."""
+    then = time.time_ns() - int(seconds * 1e9)
+    for path in paths:
+        os.utime(path, ns=(then, then))
+    return then
+
+
+def found(root: Path) -> list[tuple[str, str]]:
+    return [(f.relative, f.role) for f in walk(root)]
+
+
+def test_a_warm_walk_sees_every_change_made_since(tmp_path: Path, cache_home: Path) -> None:
+    root = tmp_path / "project"
+    (root / "rubrics").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "rubrics" / "a.yaml").write_text("id: a\n")
+    (root / "docs" / "plain.yaml").write_text("just: yaml\n")
+    (root / "docs" / "marked.yaml").write_text(MODELINE)
+    age(root, root / "rubrics", root / "docs", *root.glob("*/*.yaml"))
+    cold = found(root)
+    assert cold == [("docs/marked.yaml", "rubric"), ("rubrics/a.yaml", "rubric")]
+    assert len(list(cache_home.glob("*.json"))) == 1
+    assert found(root) == cold  # warm, from what the first walk learnt
+    (root / "rubrics" / "b.yaml").write_text("id: b\n")  # added
+    (root / "docs" / "marked.yaml").unlink()  # removed
+    (root / "docs" / "plain.yaml").write_text(MODELINE)  # its head now decides otherwise
+    (root / "new" / "rubrics").mkdir(parents=True)  # a new folder, deeper
+    (root / "new" / "rubrics" / "c.yaml").write_text("id: c\n")
+    assert found(root) == [
+        ("docs/plain.yaml", "rubric"),
+        ("new/rubrics/c.yaml", "rubric"),
+        ("rubrics/a.yaml", "rubric"),
+        ("rubrics/b.yaml", "rubric"),
+    ]
+
+
+def test_a_folder_whose_mtime_is_unchanged_is_not_listed_again(tmp_path: Path, cache_home: Path) -> None:
+    """What makes a warm walk fast: an old folder's mtime stands for its entries. (Outside the
+    walk's reach, a change that keeps the mtime, as here, is not seen.)"""
+    root = tmp_path / "project"
+    (root / "rubrics").mkdir(parents=True)
+    (root / "rubrics" / "a.yaml").write_text("id: a\n")
+    then = age(root / "rubrics")
+    assert found(root) == [("rubrics/a.yaml", "rubric")]
+    (root / "rubrics" / "b.yaml").write_text("id: b\n")
+    os.utime(root / "rubrics", ns=(then, then))
+    assert found(root) == [("rubrics/a.yaml", "rubric")]
+
+
+def test_a_folder_changed_just_before_it_was_listed_is_listed_again(tmp_path: Path, cache_home: Path) -> None:
+    """A change within the same mtime tick as the listing would keep the mtime: a folder listed
+    within two seconds of its change is not trusted (git's racy entries)."""
+    root = tmp_path / "project"
+    (root / "rubrics").mkdir(parents=True)
+    (root / "rubrics" / "a.yaml").write_text("id: a\n")
+    recent = (root / "rubrics").stat().st_mtime_ns
+    assert found(root) == [("rubrics/a.yaml", "rubric")]
+    (root / "rubrics" / "b.yaml").write_text("id: b\n")
+    os.utime(root / "rubrics", ns=(recent, recent))  # the same tick: the mtime did not move
+    assert found(root) == [("rubrics/a.yaml", "rubric"), ("rubrics/b.yaml", "rubric")]
+
+
+def test_a_corrupt_memory_is_ignored_and_a_walk_without_memory_leaves_none(
+    tmp_path: Path, cache_home: Path
+) -> None:
+    root = tmp_path / "project"
+    (root / "rubrics").mkdir(parents=True)
+    (root / "rubrics" / "a.yaml").write_text("id: a\n")
+    assert [f.relative for f in walk(root, remember=False)] == ["rubrics/a.yaml"]
+    assert not cache_home.exists()
+    found(root)
+    (entry,) = cache_home.glob("*.json")
+    stored = json.loads(entry.read_text())
+    stored["payload"] = {"": [1, 2, "three"], "rubrics/": None}
+    entry.write_text(json.dumps(stored))
+    assert found(root) == [("rubrics/a.yaml", "rubric")]
+    entry.write_text("{not json")
+    assert found(root) == [("rubrics/a.yaml", "rubric")]

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import time
 import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from ai_eval_lsp import cache
 from ai_eval_lsp.core.workspace import Role, classify_by_name, has_modeline
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
@@ -39,48 +43,176 @@ def walk(
     below: Path | None = None,
     skip: Iterable[Path] = (),
     recursive: bool = True,
+    remember: bool = True,
 ) -> Iterator[Found]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
     files by name, then its folders by name (unless not `recursive`); the folders in `skip` are
-    left out. Paths are relative to `root`."""
+    left out. Paths are relative to `root`. With `remember`, what the walk learns of each folder
+    is kept for the next walk of the root (`WalkMemory`)."""
     globs = [*rubric_globs, *cases_globs]
     skipped = {str(path) for path in skip}
     named = _named_folders(globs)
+    memory = WalkMemory(root, rubric_globs, cases_globs) if remember else None
+    started = time.time_ns()
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
-    pending = [(start, "" if prefix == "." else prefix + "/")]
+    pending = [(str(start), "" if prefix == "." else prefix + "/")]
     while pending:
         folder, relative = pending.pop()
-        folders: list[tuple[str, str]] = []
-        found: list[tuple[str, Role, str]] = []
+        listing = memory.recall(folder, relative, started) if memory else None
+        if listing is None:
+            listing = _list(folder, relative, rubric_globs, cases_globs, named, started)
+            if listing is None:
+                continue  # unreadable or gone: nothing in it to check
+            if memory:
+                memory.learn(relative, listing)
+        for name, role in listing.found():
+            yield Found(Path(folder, name), relative + name, role)
+        if recursive:
+            inner = (name for name in reversed(listing.folders) if os.path.join(folder, name) not in skipped)
+            pending.extend((os.path.join(folder, name), f"{relative}{name}/") for name in inner)
+    if memory:
+        memory.save(whole=below is None and recursive)
+
+
+@dataclass(slots=True)
+class Listing:
+    """What a walk learnt of one folder: the folders it walks into, the files whose name decides
+    their role, and the YAML files whose first bytes decide it (with the stamp each was read at
+    and whether it is a rubric), all sorted by name."""
+
+    mtime: int
+    """The folder's mtime when it was listed: an entry added or removed changes it."""
+    listed: int
+    """When the walk that listed it (or read one of its heads) began, in ns."""
+    folders: list[str]
+    named: list[tuple[str, Role]]
+    heads: list[tuple[str, int, int, bool]]
+    """(name, mtime in ns, size, has the modeline) of each file the walk read the head of."""
+
+    def found(self) -> list[tuple[str, Role]]:
+        return sorted([*self.named, *((name, "rubric") for name, _, _, rubric in self.heads if rubric)])
+
+
+RACY_NS = 2_000_000_000
+"""A folder or file changed this close to when it was listed or read may have changed again within
+the same mtime tick, unseen: it is listed or read again (git's "racy" entries)."""
+
+
+class WalkMemory:
+    """What earlier walks of a root (with the same globs) learnt of its folders, kept in the cache
+    (`$XDG_CACHE_HOME/ai-eval-lsp/walk`). A folder whose mtime has not changed is not listed
+    again, and a head whose file has not changed (mtime and size) is not read again: a warm walk
+    of a 30,000-file codebase stats its folders and its undecided YAML files, and opens none."""
+
+    def __init__(self, root: Path, rubric_globs: Sequence[str], cases_globs: Sequence[str]) -> None:
+        self.folder = cache.default_folder("walk")
+        self.entry = cache.key("walk", str(root), json.dumps([list(rubric_globs), list(cases_globs)]))
+        stored = cache.load(self.folder, self.entry)
+        self.listings: dict[str, Any] = stored if isinstance(stored, dict) else {}
+        self.visited: set[str] = set()
+        self.changed = False
+
+    def recall(self, folder: str, relative: str, started: int) -> Listing | None:
+        """The folder's listing when it has not changed since, its heads read again where their
+        files changed; None when it must be listed."""
+        self.visited.add(relative)
+        stored = self.listings.get(relative)
+        if not isinstance(stored, list):
+            return None
         try:
-            with os.scandir(folder) as scan:
-                for entry in scan:
-                    name = entry.name
+            mtime, listed, folders, named, heads = stored
+            listing = Listing(mtime, listed, folders, [tuple(n) for n in named], [tuple(h) for h in heads])
+            now = os.stat(folder).st_mtime_ns
+        except (OSError, TypeError, ValueError):
+            return None
+        if now != listing.mtime or now >= listing.listed - RACY_NS:
+            return None
+        current = [_head(folder, head, listing.listed) for head in listing.heads]
+        if current != listing.heads:
+            listing.heads = [head for head in current if head is not None]
+            listing.listed = started
+            self.learn(relative, listing)
+        return listing
+
+    def learn(self, relative: str, listing: Listing) -> None:
+        self.visited.add(relative)
+        self.listings[relative] = [
+            listing.mtime,
+            listing.listed,
+            listing.folders,
+            listing.named,
+            listing.heads,
+        ]
+        self.changed = True
+
+    def save(self, whole: bool) -> None:
+        """Store what was learnt; after a `whole` walk of the root, only the folders it visited."""
+        if whole and len(self.visited) < len(self.listings):
+            self.listings = {relative: self.listings[relative] for relative in self.visited}
+            self.changed = True
+        if self.changed:
+            cache.store(self.folder, self.entry, self.listings, {})
+
+
+def _head(folder: str, head: tuple[str, int, int, bool], listed: int) -> tuple[str, int, int, bool] | None:
+    """A head as it is now: the stored verdict while its file is unchanged, else read again; None
+    when the file is gone or no longer a file."""
+    name, mtime, size, _ = head
+    path = os.path.join(folder, name)
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    if (status.st_mtime_ns, status.st_size) == (mtime, size) and mtime < listed - RACY_NS:
+        return head
+    return name, status.st_mtime_ns, status.st_size, has_modeline(read_head(path))
+
+
+def _list(
+    folder: str,
+    relative: str,
+    rubric_globs: Sequence[str],
+    cases_globs: Sequence[str],
+    named_folders: frozenset[str],
+    started: int,
+) -> Listing | None:
+    """A folder listed anew: by name wherever the name decides, by the head of YAML files where
+    it does not."""
+    globs = [*rubric_globs, *cases_globs]
+    folders: list[str] = []
+    named: list[tuple[str, Role]] = []
+    heads: list[tuple[str, int, int, bool]] = []
+    try:
+        mtime = os.stat(folder).st_mtime_ns  # before listing: a change meanwhile is seen next time
+        with os.scandir(folder) as scan:
+            for entry in scan:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if _walked(name, named_folders):
+                            folders.append(name)
+                        continue
+                except OSError:
+                    continue
+                if not globs and not name.endswith(_YAML_SUFFIXES):
+                    continue  # by far most files: settled by the name alone
+                role = classify_by_name(relative + name, rubric_globs, cases_globs)
+                if role == "head":
                     try:
-                        if entry.is_dir(follow_symlinks=False):
-                            if _walked(name, named) and entry.path not in skipped:
-                                folders.append((name, entry.path))
-                            continue
+                        status = entry.stat()
                     except OSError:
                         continue
-                    if not globs and not name.endswith(_YAML_SUFFIXES):
-                        continue  # by far most files: settled by the name alone
-                    role = classify_by_name(relative + name, rubric_globs, cases_globs)
-                    if role == "head":
-                        role = (
-                            "rubric"
-                            if _is_regular_file(entry) and has_modeline(read_head(entry.path))
-                            else None
-                        )
-                    if role is not None:
-                        found.append((name, role, entry.path))
-        except OSError:
-            continue  # unreadable or gone: nothing in it to check
-        for name, role, path in sorted(found):
-            yield Found(Path(path), relative + name, role)
-        if recursive:
-            pending.extend((Path(path), f"{relative}{name}/") for name, path in sorted(folders, reverse=True))
+                    if stat.S_ISREG(status.st_mode):
+                        rubric = has_modeline(read_head(entry.path))
+                        heads.append((name, status.st_mtime_ns, status.st_size, rubric))
+                elif role is not None:
+                    named.append((name, role))
+    except OSError:
+        return None
+    return Listing(mtime, started, sorted(folders), sorted(named), sorted(heads))
 
 
 def excluded(relative: str, globs: Sequence[str]) -> bool:
@@ -96,13 +228,6 @@ def _walked(name: str, named: frozenset[str]) -> bool:
 def _named_folders(globs: Sequence[str]) -> frozenset[str]:
     """Folder names a glob spells out literally: those are walked even when hidden or skipped."""
     return frozenset(part for glob in globs for part in PurePosixPath(glob).parts[:-1] if "*" not in part)
-
-
-def _is_regular_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
 
 
 def relative_to(root: Path, path: Path) -> str:

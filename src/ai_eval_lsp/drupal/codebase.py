@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ai_eval_lsp import cache
 from ai_eval_lsp.core.yamltree import parse
-from ai_eval_lsp.drupal import cache
 from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources, setting
 
 EXECUTOR_TAG = "ai_eval.check_executor"
@@ -151,8 +151,8 @@ class Codebase:
 
 def discover(folder: Path, drupal_root: str | None = None, cache_dir: Path | None = None) -> Codebase | None:
     """The Drupal codebase of a workspace folder, None when it is none; from the cache in
-    `cache_dir` (default `cache.default_folder()`) when nothing it was read from changed."""
-    directory = cache_dir if cache_dir is not None else cache.default_folder()
+    `cache_dir` (default `cache.default_folder("drupal")`) when nothing it was read from changed."""
+    directory = cache_dir if cache_dir is not None else cache.default_folder("drupal")
     entry = cache.key(str(folder.resolve()), drupal_root or "")
     stored = cache.load(directory, entry)
     if stored is not None:

@@ -1,11 +1,12 @@
-"""The discovery cache: what discovery found in a codebase, kept between starts.
+"""What is kept between starts, so a start in a 30,000-file codebase does not read it all again:
+Drupal discovery's findings (`drupal`) and what walks learnt of each folder (`walk`).
 
-An entry is keyed by the stamp (mtime and size) of every path discovery looked at: the files it
-read, the files it looked for and did not find, and every folder the module scan listed (a
-folder's mtime changes when an entry is added or removed, so a new module is noticed without
-walking again). A warm start stats those paths and, when none changed, returns what was stored.
-Entries are JSON, one file per workspace folder, written atomically; a corrupt entry or one from
-another format or version is ignored.
+An entry is keyed by the stamp (mtime and size) of every path its maker looked at: the files it
+read, the files it looked for and did not find, and every folder it listed (a folder's mtime
+changes when an entry is added or removed, so a new file is noticed without listing again). A
+warm start stats those paths and, when none changed, returns what was stored. Entries are JSON,
+one file each, written atomically; a corrupt entry or one from another format or version is
+ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from ai_eval_lsp import __version__
 FORMAT = 1
 """Bump when what discovery stores changes meaning."""
 
+KEPT = 200
+"""Entries kept in each cache folder; older ones are removed when one is written."""
+
 Stamp = tuple[int, int] | None
 """(mtime in ns, size) of a path, None when it does not exist."""
 
@@ -35,10 +39,10 @@ def stamp(path: str | os.PathLike[str]) -> Stamp:
     return status.st_mtime_ns, status.st_size
 
 
-def default_folder() -> Path:
-    """`$XDG_CACHE_HOME/ai-eval-lsp/drupal`, else `~/.cache/ai-eval-lsp/drupal`."""
+def default_folder(kind: str) -> Path:
+    """`$XDG_CACHE_HOME/ai-eval-lsp/<kind>`, else `~/.cache/ai-eval-lsp/<kind>`."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ai-eval-lsp" / "drupal"
+    return Path(base) / "ai-eval-lsp" / kind
 
 
 def key(*parts: str) -> str:
@@ -72,5 +76,14 @@ def store(folder: Path, entry: str, payload: Any, stamps: Mapping[str, Stamp]) -
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        _prune(folder)
     except OSError:
         return
+
+
+def _prune(folder: Path) -> None:
+    """Keep the `KEPT` entries written last: every project ever opened (or every temporary folder
+    a CI job checked) would otherwise leave one behind for good."""
+    entries = sorted(folder.glob("*.json"), key=lambda path: stamp(path) or (0, 0), reverse=True)
+    for old in entries[KEPT:]:
+        old.unlink(missing_ok=True)
