@@ -546,13 +546,11 @@ async def test_a_folder_removed_while_it_loads_or_walks_leaves_every_request_ans
     await until(lambda: walks(client, "big")[1] == walks(client, "big")[0])
 
 
-async def test_a_run_waiting_for_a_folder_that_is_removed_runs_where_its_file_went(
-    fresh: LanguageClient, big: Path
-) -> None:
-    """A run asked for during the first walk, then the folder closed: the run is not made against
-    the half-built index (every case would miss its rubric); its file now belongs to the project
-    around it, which the run walks, as `ai-eval-lsp run` would."""
-    client = fresh
+async def run_during_the_first_walk(
+    client: LanguageClient, big: Path
+) -> tuple[asyncio.Future[None], asyncio.Future[Any]]:
+    """Start the server on `big` and, once its walk has begun, ask for a run of one of its cases
+    files: the start and the run, both under way (the run waits for the walk)."""
     starting = asyncio.ensure_future(start(client, client.editor, [big]))  # type: ignore[attr-defined]
     await until(lambda: walks(client, "big")[0] > 0 or starting.done())
     run = asyncio.ensure_future(
@@ -560,7 +558,18 @@ async def test_a_run_waiting_for_a_folder_that_is_removed_runs_where_its_file_we
             types.ExecuteCommandParams("aiEval.runCases", [{"uri": (big / "present.cases.yaml").as_uri()}])
         )
     )
-    await asyncio.sleep(0.1)  # the run has reached the server, and waits for the walk
+    await asyncio.sleep(0.1)  # the run has reached the server
+    return starting, run
+
+
+async def test_a_run_waiting_for_a_folder_that_is_removed_runs_where_its_file_went(
+    fresh: LanguageClient, big: Path
+) -> None:
+    """A run asked for during the first walk, then the folder closed: the run is not made against
+    the half-built index (every case would miss its rubric); its file now belongs to the project
+    around it, which the run walks, as `ai-eval-lsp run` would."""
+    client = fresh
+    starting, run = await run_during_the_first_walk(client, big)
     folders_changed(client, removed=[big])
     row = (await answer(run))["row"]
     assert (row["target_id"], row["question_count"], row["error_count"]) == ("r7", 1, 0)
@@ -571,14 +580,7 @@ async def test_shutting_down_while_a_folder_is_walked_is_answered(fresh: Languag
     """An editor closed during the first indexing, a run waiting for it: `shutdown` is answered
     (not an internal error), and so is the run (cancelled)."""
     client = fresh
-    starting = asyncio.ensure_future(start(client, client.editor, [big]))  # type: ignore[attr-defined]
-    await until(lambda: walks(client, "big")[0] > 0 or starting.done())
-    run = asyncio.ensure_future(
-        client.workspace_execute_command_async(
-            types.ExecuteCommandParams("aiEval.runCases", [{"uri": (big / "present.cases.yaml").as_uri()}])
-        )
-    )
-    await asyncio.sleep(0.1)  # the run has reached the server, and waits for the walk
+    starting, run = await run_during_the_first_walk(client, big)
     client.shut_down = True  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
