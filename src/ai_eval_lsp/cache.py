@@ -22,7 +22,7 @@ from typing import Any
 from ai_eval_lsp import __version__
 
 FORMAT = 1
-"""Bump when what discovery stores changes meaning."""
+"""Bump when what an entry stores changes meaning."""
 
 KEPT = 200
 """Entries kept in each cache folder; older ones are removed when one is written."""
