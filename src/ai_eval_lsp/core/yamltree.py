@@ -187,7 +187,7 @@ def _masked(text: str) -> tuple[str, dict[int, str]]:
 
 def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | None) -> ParseResult:
     consult_reference = parser == "fast" and fallback and len(text) <= REFERENCE_LIMIT
-    if parser == "fast" and not consult_reference:
+    if parser == "fast" and len(text) > REFERENCE_LIMIT:
         failure = _libyaml_failure(text)
         if failure is not None:
             return ParseResult(None, [_syntax_problem(text, failure)])
