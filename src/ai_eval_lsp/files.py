@@ -17,13 +17,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ai_eval_lsp import cache
-from ai_eval_lsp.core.workspace import Role, classify_by_name, has_modeline
+from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
 """Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
 
 HEAD_BYTES = 4096
-_YAML_SUFFIXES = (".yaml", ".yml")
 
 SETTINGS_FILE = "ai-eval.toml"
 
@@ -197,7 +196,7 @@ def _list(
                         continue
                 except OSError:
                     continue
-                if not globs and not name.endswith(_YAML_SUFFIXES):
+                if not globs and not name.endswith(YAML_SUFFIXES):
                     continue  # by far most files: settled by the name alone
                 role = classify_by_name(relative + name, rubric_globs, cases_globs)
                 if role == "head":

@@ -16,7 +16,7 @@ Role = Literal["rubric", "cases"]
 
 _CASES_SUFFIXES = (".cases.yaml", ".cases.yml")
 _RUBRIC_SUFFIXES = (".rubric.yaml", ".rubric.yml")
-_YAML_SUFFIXES = (".yaml", ".yml")
+YAML_SUFFIXES = (".yaml", ".yml")
 _MODELINE = re.compile(r"#\s*yaml-language-server:\s*\$schema=\S*rubric\.schema\.json")
 
 
@@ -56,7 +56,7 @@ def classify_by_name(
         return "cases"
     if name.endswith(_RUBRIC_SUFFIXES) or (rubric_globs and matches_any(relative_path, rubric_globs)):
         return "rubric"
-    if not name.endswith(_YAML_SUFFIXES):
+    if not name.endswith(YAML_SUFFIXES):
         return None
     if "rubrics" in folders.split("/"):
         return "rubric"
@@ -354,11 +354,7 @@ class WorkspaceIndex:
 
     def put(self, summary: Summary) -> WorkspaceIndex:
         """This index with one file's summary in place of what it held for that path."""
-        if isinstance(summary, RubricSummary):
-            return WorkspaceIndex(
-                self.rubrics.replace(put=[summary]), self.cases.replace(remove=[summary.path])
-            )
-        return WorkspaceIndex(self.rubrics.replace(remove=[summary.path]), self.cases.replace(put=[summary]))
+        return self.replace(put=[summary])
 
     def remove(self, path: str) -> WorkspaceIndex:
         return self.replace(remove=[path])
