@@ -56,8 +56,8 @@ async def start(
     )
     client.workspace_root = folders[0] if folders else None  # type: ignore[attr-defined]
     client.position_encoding = result.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
-    for _ in folders:
-        await indexed(client)
+    for count in range(len(folders)):
+        await indexed(client, count)
     return client
 
 

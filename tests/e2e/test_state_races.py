@@ -25,7 +25,6 @@ from e2e.helpers import (
     diagnostics,
     diagnostics_until,
     edit,
-    indexed,
     open_document,
     pulls,
     start,
@@ -437,7 +436,6 @@ async def test_a_file_belongs_to_the_innermost_folder(fresh: LanguageClient, tmp
     client = fresh
     outer, inner = nested(tmp_path)
     await start(client, client.editor, [outer, inner])  # type: ignore[attr-defined]
-    await indexed(client, 1)  # both folders walked
     inner_uses_shared = await open_document(client, inner / "uses_shared.rubric.yaml")
     inner_uses_inner = await open_document(client, inner / "uses_inner_only.rubric.yaml")
     outer_uses_shared = await open_document(client, outer / "uses_shared.rubric.yaml")
