@@ -4,7 +4,8 @@ In a generated Drupal project of ~32,000 files (bench_drupal's tree: `vendor/`, 
 80 modules, the fixture site's modules and executors):
 - start to first diagnostics: the server started, initialized with the project folder, the
   seed rubric opened, until its diagnostics arrive (cold: no discovery cache; warm: with it);
-- `ai-eval-lsp check FILE` run from `/` (a new process each time, as CI and a pre-commit hook run it).
+- `ai-eval-lsp check FILE` run from `/` (a new process each time, as CI and a pre-commit hook run it),
+  cold (no cache: discovery and the walk read everything) and warm.
 In a folder of 2,000 rubrics, indexed in the background after start: hover and completion asked
 all the while, and how long indexing took.
 
@@ -166,6 +167,8 @@ def main() -> None:
         warm = [first_diagnostics(project, root / "warm-cache") for _ in range(args.repeat + 1)][1:]
         print(f"start to first diagnostics, cold:  {summary(cold)}")
         print(f"start to first diagnostics, warm:  {summary(warm)}")
+        fresh = [check_file(project, root / f"check-cache-{run}") for run in range(args.repeat)]
+        print(f"check FILE from /, cold:           {summary(fresh)}")
         checks = [check_file(project, root / "warm-cache") for _ in range(args.repeat + 1)][1:]
         print(f"check FILE from /, warm:           {summary(checks)}")
         many = root / "many"
