@@ -214,30 +214,22 @@ def test_runs_get_new_run_ids_and_concurrent_runs_lose_nothing(workspace: Path) 
     assert sorted((r["id"], r["run_id"]) for r in rows) == stored
 
 
-def test_a_run_killed_midway_leaves_no_row(workspace: Path) -> None:
+def test_a_run_killed_midway_leaves_only_the_runs_before_it(workspace: Path) -> None:
     (workspace / "pyproject.toml").write_text("[tool.ai-eval]\nrunTimeoutSeconds = 60\n")
     (workspace / "slow.rubric.yaml").write_text(
         'id: slow\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: "(a+)+$"}\nscoring: {combine: all_pass}\n'
     )
+    (workspace / "quick.cases.yaml").write_text("rubric: slow\ncases:\n" + case("a", "a"))
     (workspace / "s.cases.yaml").write_text("rubric: slow\ncases:\n" + case("a", "a" * 50_000 + "b"))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ai_eval_lsp",
-            "--root",
-            str(workspace),
-            "run",
-            str(workspace / "s.cases.yaml"),
-        ]
-    )
+    command = [sys.executable, "-m", "ai_eval_lsp", "--root", str(workspace), "run"]
+    subprocess.run([*command, str(workspace / "quick.cases.yaml")], check=True, capture_output=True)
+    process = subprocess.Popen([*command, str(workspace / "s.cases.yaml")])
     time.sleep(3)
     process.kill()
-    process.wait()
-    database = workspace / ".ai_eval" / "results.sqlite"
-    if database.exists():
-        with sqlite3.connect(database) as connection:
-            assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (0,)
+    assert process.wait() == -9
+    with sqlite3.connect(workspace / ".ai_eval" / "results.sqlite") as connection:
+        assert connection.execute("SELECT run_id FROM ai_eval_result").fetchall() == [(1,)]
+        assert connection.execute("SELECT run_id FROM ai_eval_case").fetchall() == [(1,)]
 
 
 def test_a_cancelled_run_stores_nothing(workspace: Path) -> None:

@@ -10,7 +10,7 @@ import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -18,9 +18,10 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.api import CheckOutcome
+from ai_eval_lsp.core.compare import Diff, diff
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.problems import BREAKING_CODES
-from ai_eval_lsp.core.results import CaseResult, build_row
+from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.core.yamltree import decode, parse
 from ai_eval_lsp.pluginhost import PluginHost
@@ -81,8 +82,17 @@ class RunContext:
 class RunResult:
     row: dict[str, Any]
     cases: list[CaseResult]
+    gate: dict[str, float] | None = None
+    previous: Diff | None = None
+    """This run against the target's run before it, when there is one."""
     notices: list[str] = field(default_factory=list)
     subscribers: threading.Thread | None = None
+
+    @property
+    def gate_failures(self) -> list[str]:
+        row = self.row
+        metrics = {name: row[name] for name in METRICS}
+        return gate_failures(self.gate, metrics, row["question_count"] - row["error_count"])
 
     @property
     def expectations_met(self) -> bool:
@@ -206,7 +216,7 @@ def check_cases(
                 outcome = evaluator.run_check(
                     rubric, index, case["response"], question if isinstance(question, Mapping) else {}
                 )
-                found.append((path, str(case.get("id") or f"cases[{number}]"), outcome))
+                found.append((path, case_id(case, number), outcome))
     return found
 
 
@@ -214,11 +224,33 @@ def _library(project: Project, options: RunOptions) -> RubricLibrary:
     return RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
 
 
-def run_cases(project: Project, cases_path: Path, options: RunOptions = RunOptions()) -> RunResult:
-    """A run of a cases file: every case graded, one row stored, subscribers told."""
+def case_id(case: Any, number: int) -> str:
+    """A case's id as runs and results name it: its `id`, else its place in the file."""
+    found = case.get("id") if isinstance(case, Mapping) else None
+    return str(found) if found else f"cases[{number}]"
+
+
+def run_cases(
+    project: Project,
+    cases_path: Path,
+    options: RunOptions = RunOptions(),
+    case_ids: Sequence[str] | None = None,
+) -> RunResult:
+    """A run of a cases file (of the cases named by `case_ids` only, when given): every case
+    graded, one row stored, subscribers told."""
     data = read_cases(cases_path, project, options.read)
     gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
-    return run(project, data["rubric"], data["cases"], gate, cases_path, options)
+    cases = data["cases"]
+    if case_ids is not None:
+        known = {case_id(case, number) for number, case in enumerate(cases)}
+        unknown = [wanted for wanted in case_ids if wanted not in known]
+        if unknown:
+            raise RunError(
+                f"{cases_path}: no case with id {', '.join(f'`{u}`' for u in unknown)}; "
+                f"its cases are {', '.join(f'`{k}`' for k in sorted(known))}"
+            )
+        cases = [case for number, case in enumerate(cases) if case_id(case, number) in case_ids]
+    return run(project, data["rubric"], cases, gate, cases_path, options)
 
 
 def run(
@@ -257,14 +289,17 @@ def run(
     }
     row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
     store = ResultStore(options.database or project.root / project.settings.results_database)
-    stored = store.insert(row, started, cancellation.store)
+    records = [case.record() for case in results]
+    stored = store.insert(row, started, records, cancellation.store)
     if stored is None:
         raise RunCancelled
+    previous = store.previous(stored["target_id"], stored["id"])
+    comparison = diff(previous, stored, store.cases(previous), records) if previous else None
     skipped = [
         f"warning: {count} check{'s were' if count != 1 else ' was'} skipped: {reason}"
         for reason, count in evaluator.cannot_run.items()
     ]
-    result = RunResult(stored, results, [*skipped, *_regression(store, stored)])
+    result = RunResult(stored, results, gate, comparison, [*skipped, *_regression(comparison)])
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result
@@ -275,37 +310,35 @@ def _run_case(
 ) -> CaseResult:
     if not isinstance(case, Mapping):
         return CaseResult(f"cases[{number}]", None, "the case is not a mapping", None)
-    case_id = str(case.get("id") or f"cases[{number}]")
-    if case_id in seen:  # `check` reports the duplicate; the row keeps both cases
-        case_id = f"{case_id} (cases[{number}])"
-    seen.add(case_id)
+    name = case_id(case, number)
+    if name in seen:  # `check` reports the duplicate; the row keeps both cases
+        name = f"{name} (cases[{number}])"
+    seen.add(name)
     expect = case.get("expect") if case.get("expect") in ("pass", "fail") else None
     response, question = case.get("response"), case.get("question", {})
     if not isinstance(response, str):
-        return CaseResult(case_id, None, "the case has no `response` string", expect)
+        return CaseResult(name, None, "the case has no `response` string", expect)
     if not isinstance(question, Mapping):
-        return CaseResult(case_id, None, "`question` must be a mapping", expect)
+        return CaseResult(name, None, "`question` must be a mapping", expect)
     try:
         rubric = library(ref)
         if rubric is None:
-            return CaseResult(case_id, None, f"no rubric `{ref}` in the workspace", expect)
+            return CaseResult(name, None, f"no rubric `{ref}` in the workspace", expect)
         verdict = evaluator.evaluate(rubric, response, question)
     except RubricError as err:
-        return CaseResult(case_id, None, str(err), expect)
+        return CaseResult(name, None, str(err), expect)
     if verdict is None:
-        return CaseResult(case_id, None, f"rubric `{ref}` has no executable check: no verdict", expect)
-    return CaseResult(case_id, verdict, None, expect)
+        return CaseResult(name, None, f"rubric `{ref}` has no executable check: no verdict", expect)
+    return CaseResult(name, verdict, None, expect)
 
 
-def _regression(store: ResultStore, row: dict[str, Any]) -> list[str]:
+def _regression(comparison: Diff | None) -> list[str]:
     """The seed's subscriber example, built in: a drop of more than half a point is noticed."""
-    previous = store.previous(row["target_id"], row["id"])
+    if comparison is None or comparison.incomparable:
+        return []
+    previous, row = comparison.base, comparison.head
     # A run that scored no case has no average to compare, and is not one to compare with.
-    if (
-        previous is None
-        or row["error_count"] == row["question_count"]
-        or previous["error_count"] == previous["question_count"]
-    ):
+    if row["error_count"] == row["question_count"] or previous["error_count"] == previous["question_count"]:
         return []
     drop = previous["avg_score"] - row["avg_score"]
     if drop <= REGRESSION_TOLERANCE:

@@ -1,4 +1,4 @@
-"""The `ai-eval-lsp` command: check, schema, plugins (SPEC section 5). Exit 0 clean, 1 errors, 2 usage or I/O."""
+"""The `ai-eval-lsp` command (SPEC section 5). Exit 0 clean, 1 errors, 2 usage or I/O."""
 
 from __future__ import annotations
 
@@ -8,16 +8,20 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.cli.report import FORMATS, FileProblem, format_run, render, run_json
+from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render
+from ai_eval_lsp.cli.results import format_diff, format_diff_markdown, format_history, format_run, run_json
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.files import project_root
 from ai_eval_lsp.plugins import PhpPlugin
 from ai_eval_lsp.project import Project
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.store import ResultStore
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -92,17 +96,49 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
     schema.set_defaults(run=_schema)
 
-    run = commands.add_parser(
-        "run", parents=[common], help="run cases files: grade every case, store one result row per file"
-    )
-    run.add_argument("paths", nargs="+", metavar="CASES")
-    run.add_argument(
+    database = argparse.ArgumentParser(add_help=False)
+    database.add_argument(
         "--db",
         metavar="PATH",
-        help="the results database (default: resultsDatabase, .ai_eval/results.sqlite)",
+        help="the results database (default: the project's resultsDatabase, .ai_eval/results.sqlite)",
     )
+    run = commands.add_parser(
+        "run",
+        parents=[common, database],
+        help="run cases files: grade every case, store one result row per file",
+    )
+    run.add_argument("paths", nargs="+", metavar="CASES")
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(run=_run)
+
+    history = commands.add_parser(
+        "history", parents=[common, database], help="a target's stored runs, newest first"
+    )
+    history.add_argument("target", metavar="TARGET", help="the rubric id the runs graded")
+    history.add_argument("--limit", type=int, default=None, metavar="N", help="the newest N runs only")
+    history.add_argument("--format", choices=("text", "json"), default="text")
+    history.set_defaults(run=_history)
+
+    diff = commands.add_parser(
+        "diff",
+        parents=[common, database],
+        help="compare two runs of one target case by case (default: its latest and the one before)",
+    )
+    diff.add_argument("base", nargs="?", type=int, metavar="BASE_RUN", help="the older run's id")
+    diff.add_argument(
+        "head", nargs="?", type=int, metavar="HEAD_RUN", help="the newer run's id (default: the latest)"
+    )
+    diff.add_argument("--target", metavar="ID", help="the rubric id (default: the target run last)")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.set_defaults(run=_diff)
+
+    report = commands.add_parser(
+        "report",
+        parents=[common, database],
+        help="write one self-contained HTML report of every target's runs",
+    )
+    report.add_argument("-o", "--output", default="report.html", metavar="FILE", help="default: report.html")
+    report.set_defaults(run=_report)
 
     serve = commands.add_parser("serve", help="start the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default)")
@@ -200,6 +236,94 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([run_json(name, result) for name, result in results], indent=2, ensure_ascii=False))
     return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
+
+
+def _store(projects: Projects, args: argparse.Namespace) -> ResultStore | None:
+    """The results database the command reads: --db, else the current project's; None (and a
+    message) when there is none yet."""
+    from ai_eval_lsp.store import ResultStore
+
+    if args.db:
+        path = Path(args.db)
+    else:
+        project = projects.here()
+        path = project.root / project.settings.results_database
+    if not path.is_file():
+        print(
+            f"error: no results database at {path}: `ai-eval-lsp run CASES.yaml` stores runs there "
+            "(name another with --db)",
+            file=sys.stderr,
+        )
+        return None
+    return ResultStore(path)
+
+
+def _history(projects: Projects, args: argparse.Namespace) -> int:
+    from ai_eval_lsp.store import StoreError
+
+    store = _store(projects, args)
+    if store is None:
+        return EXIT_USAGE
+    try:
+        rows = store.history(args.target, args.limit)
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif not rows:
+        known = ", ".join(f"`{t}`" for t in store.targets()) or "none"
+        print(
+            f"error: no runs of `{args.target}` are stored in {store.path}; targets with runs: {known}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    else:
+        print(format_history(args.target, rows))
+    return EXIT_CLEAN
+
+
+def _diff(projects: Projects, args: argparse.Namespace) -> int:
+    from ai_eval_lsp.store import StoreError
+
+    store = _store(projects, args)
+    if store is None:
+        return EXIT_USAGE
+    try:
+        comparison = store.diff(args.base, args.head, args.target)
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(format_diff_markdown(comparison) if args.format == "markdown" else format_diff(comparison))
+    return EXIT_CLEAN
+
+
+def _report(projects: Projects, args: argparse.Namespace) -> int:
+    from ai_eval_lsp.cli.html import render_report
+    from ai_eval_lsp.store import StoreError
+
+    store = _store(projects, args)
+    if store is None:
+        return EXIT_USAGE
+    try:
+        targets = []
+        for target in store.targets():
+            rows = store.history(target)[::-1]
+            comparison = store.diff(target=target) if len(rows) > 1 else None
+            targets.append((target, rows, store.cases(rows[-1]), comparison))
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        Path(args.output).write_text(render_report(targets), encoding="utf-8")
+    except OSError as err:
+        print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {args.output}: {len(targets)} target{'s' * (len(targets) != 1)}")
+    return EXIT_CLEAN
 
 
 def _progress(name: str) -> Callable[[int, int], None]:

@@ -8,9 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ai_eval_lsp.core.evaluate import Verdict
+from ai_eval_lsp.core.compare import CaseRecord
+from ai_eval_lsp.core.evaluate import Verdict, outcome_json
 
 Z_95 = 1.96
+
+METRICS = ("pass_rate", "avg_score")
+"""What a gate may bound."""
 
 
 def wilson_interval(passes: int, total: int, z: float = Z_95) -> tuple[float, float] | None:
@@ -42,6 +46,27 @@ class CaseResult:
             return True
         return self.scored and self.verdict is not None and self.verdict.passed == (self.expect == "pass")
 
+    def record(self) -> CaseRecord:
+        """The case as the store keeps it: its 0..5 score and verdict, or its error."""
+        if self.verdict is None or self.error is not None:
+            return CaseRecord(self.case_id, None, None, self.error)
+        verdict = self.verdict
+        outcomes = tuple(outcome_json(o) for o in verdict.outcomes)
+        return CaseRecord(self.case_id, 5 * verdict.score, verdict.passed, verdict.reason, outcomes)
+
+
+def gate_failures(gate: Mapping[str, float] | None, metrics: Mapping[str, float], scored: int) -> list[str]:
+    """Each bound of the gate that the run missed, said in a line; none when the gate passed."""
+    if not gate:
+        return []
+    if not scored:
+        return ["no case was scored"]
+    return [
+        f"{name} {metrics[name]:.2f} < {bound:g}" if name in metrics else f"`{name}` is not a metric"
+        for name, bound in gate.items()
+        if metrics.get(name, -1.0) < bound
+    ]
+
 
 def build_row(
     target_id: str,
@@ -59,10 +84,7 @@ def build_row(
     )
     pass_rate = passes / len(scored) if scored else 0.0
     interval = wilson_interval(passes, len(scored))
-    metrics = {"pass_rate": pass_rate, "avg_score": avg_score}
-    passed_gate = not gate or (
-        bool(scored) and all(metrics.get(name, -1.0) >= bound for name, bound in gate.items())
-    )
+    passed_gate = not gate_failures(gate, {"pass_rate": pass_rate, "avg_score": avg_score}, len(scored))
     return {
         "target_id": target_id,
         "avg_score": avg_score,

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.problems import Problem, Severity
-
-if TYPE_CHECKING:
-    from ai_eval_lsp.runs import RunResult
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -141,45 +138,3 @@ def _sarif(found: Sequence[FileProblem], files_checked: int) -> str:
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def run_json(name: str, result: RunResult) -> dict[str, Any]:
-    return {
-        "cases_file": name,
-        "row": result.row,
-        "verdicts": {c.case_id: c.verdict.to_json() if c.verdict else None for c in result.cases},
-        "errors": {c.case_id: c.error for c in result.cases if c.error},
-        "unmet_expectations": [c.case_id for c in result.cases if not c.expectation_met],
-        "notices": result.notices,
-    }
-
-
-def format_run(name: str, result: RunResult) -> str:
-    row = result.row
-    interval = (
-        f"[{row['pass_rate_ci_low']:.2f}, {row['pass_rate_ci_high']:.2f}]"
-        if row["pass_rate_ci_low"] is not None
-        else "[n/a]"
-    )
-    cases, errors = row["question_count"], row["error_count"]
-    lines = [
-        f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval}, average {row['avg_score']:.2f}/5, "
-        f"gate {'passed' if row['passed_gate'] else 'FAILED'}, {_count(cases, 'case')}, {_count(errors, 'error')}"
-    ]
-    if cases and errors == cases:
-        lines.append("  warning: no case could be scored; see the errors below")
-    for case in result.cases:
-        if case.error:
-            lines.append(f"  {case.case_id}: ERROR {case.error}")
-        elif case.verdict is not None:
-            state = "pass" if case.verdict.passed else "fail"
-            lines.append(f"  {case.case_id}: {state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}")
-        if not case.expectation_met:
-            lines.append(f"  {case.case_id}: expected {case.expect}, which it did not get")
-    lines += [f"  {notice}" for notice in result.notices]
-    lines.append("  row: " + json.dumps(row, ensure_ascii=False))
-    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""The run report: one self-contained HTML file (inline CSS and SVG; nothing loaded, no script)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from ai_eval_lsp.cli.results import format_diff, interval, when
+from ai_eval_lsp.core.compare import CaseRecord, Diff
+
+WIDTH, HEIGHT, PAD = 640, 180, 28
+
+_STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #1f2328; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #d0d7de; }
+table { border-collapse: collapse; margin: 0.5em 0; } td, th { padding: 0.2em 0.8em; text-align: left; }
+tr:nth-child(even) { background: #f6f8fa; } .fail { color: #cf222e; } .pass { color: #1a7f37; }
+pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; }
+svg text { font-size: 11px; fill: #57606a; }
+"""
+
+
+def _x(index: int, count: int) -> float:
+    return PAD + (WIDTH - 2 * PAD) * (index / (count - 1) if count > 1 else 0.5)
+
+
+def _y(fraction: float) -> float:
+    return HEIGHT - PAD - (HEIGHT - 2 * PAD) * max(0.0, min(1.0, fraction))
+
+
+def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Average score (of 5) and pass rate over runs, oldest first, the pass rate's Wilson band
+    shaded; both on one 0..1 axis (the average divided by 5)."""
+    n = len(rows)
+    banded = [(i, row) for i, row in enumerate(rows) if row["pass_rate_ci_low"] is not None]
+    band = [f"{_x(i, n):.1f},{_y(row['pass_rate_ci_high']):.1f}" for i, row in banded]
+    band += [f"{_x(i, n):.1f},{_y(row['pass_rate_ci_low']):.1f}" for i, row in reversed(banded)]
+    rate = " ".join(f"{_x(i, n):.1f},{_y(row['pass_rate']):.1f}" for i, row in enumerate(rows))
+    score = " ".join(f"{_x(i, n):.1f},{_y(row['avg_score'] / 5):.1f}" for i, row in enumerate(rows))
+    grid = "".join(
+        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{_y(f):.1f}" y2="{_y(f):.1f}" stroke="#d0d7de"/>'
+        f'<text x="2" y="{_y(f) + 4:.1f}">{f:.1f}</text>'
+        for f in (0.0, 0.5, 1.0)
+    )
+    labels = "".join(
+        f'<text x="{_x(i, n):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{row["run_id"]}</text>'
+        for i, row in enumerate(rows)
+    )
+    dots = "".join(
+        f'<circle cx="{_x(i, n):.1f}" cy="{_y(row["pass_rate"]):.1f}" r="3" fill="#0969da">'
+        f"<title>run {row['run_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}</title></circle>"
+        f'<circle cx="{_x(i, n):.1f}" cy="{_y(row["avg_score"] / 5):.1f}" r="3" fill="#bf8700">'
+        f"<title>run {row['run_id']}: average {row['avg_score']:.2f}/5</title></circle>"
+        for i, row in enumerate(rows)
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'aria-label="pass rate with its 95% Wilson band, and average score over runs">{grid}'
+        f'<polygon points="{" ".join(band)}" fill="#0969da" fill-opacity="0.15"/>'
+        f'<polyline points="{rate}" fill="none" stroke="#0969da" stroke-width="2"/>'
+        f'<polyline points="{score}" fill="none" stroke="#bf8700" stroke-width="2" stroke-dasharray="5 3"/>'
+        f"{dots}{labels}</svg>"
+        '<p><span style="color:#0969da">&#9644; pass rate (band: 95% Wilson interval)</span> &nbsp; '
+        '<span style="color:#bf8700">&#9476; average score / 5</span> &nbsp; x: run id</p>'
+    )
+
+
+def _cases_table(cases: Sequence[CaseRecord]) -> str:
+    rows = []
+    for case in cases:
+        if case.score is None:
+            state, css = "error", "fail"
+        elif case.passed is None:
+            state, css = "scored", ""
+        else:
+            state, css = ("pass", "pass") if case.passed else ("fail", "fail")
+        score = "" if case.score is None else f"{case.score:.2f}"
+        rows.append(
+            f'<tr><td>{escape(case.case_id)}</td><td class="{css}">{state}</td><td>{score}</td>'
+            f"<td>{escape(case.reason or '')}</td></tr>"
+        )
+    return (
+        "<table><tr><th>case</th><th>verdict</th><th>score (of 5)</th><th>reason</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def render_report(
+    targets: Sequence[tuple[str, Sequence[Mapping[str, Any]], Sequence[CaseRecord], Diff | None]],
+) -> str:
+    """`targets`: each target's rows (oldest first), its latest run's cases, and the diff of its
+    latest run to the one before."""
+    sections = []
+    for target, rows, cases, comparison in targets:
+        latest = rows[-1]
+        sections.append(
+            f"<h2>{escape(target)}</h2>"
+            f"<p>{len(rows)} run{'s' * (len(rows) != 1)}; latest: run {latest['run_id']} at {when(latest)} UTC, "
+            f"pass rate {latest['pass_rate']:.2f} {interval(latest)}, average {latest['avg_score']:.2f}/5, "
+            f"gate {'passed' if latest['passed_gate'] else 'failed'}</p>"
+            f"{trend_svg(rows)}"
+            f"<h3>Latest run's cases</h3>{_cases_table(cases)}"
+            + (
+                f"<h3>Against the run before</h3><pre>{escape(format_diff(comparison))}</pre>"
+                if comparison
+                else ""
+            )
+        )
+    body = "".join(sections) or "<p>No runs are stored yet: run a cases file first.</p>"
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>ai-eval runs</title><style>{_STYLE}</style></head>"
+        f"<body><h1>ai-eval runs</h1>{body}</body></html>\n"
+    )

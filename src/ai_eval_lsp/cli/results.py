@@ -1,0 +1,200 @@
+"""Runs, history and diffs as the CLI prints them: text, JSON, and markdown for pull requests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ai_eval_lsp.core.compare import CaseRecord, Diff
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.runs import RunResult
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def when(row: Mapping[str, Any]) -> str:
+    return datetime.fromtimestamp(row["timestamp"], UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def interval(row: Mapping[str, Any]) -> str:
+    if row["pass_rate_ci_low"] is None:
+        return "[n/a]"
+    return f"[{row['pass_rate_ci_low']:.2f}, {row['pass_rate_ci_high']:.2f}]"
+
+
+def signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def diff_line(comparison: Diff) -> str:
+    """The diff in one line: what `run` prints against the run before."""
+    flipped = comparison.flipped
+    to_fail = sum(
+        1 for case_id, base, head in comparison.cases if case_id in flipped and base and base.passed
+    )
+    deltas = comparison.deltas
+    parts = [
+        f"vs run {comparison.base['run_id']}: pass rate {signed(deltas['pass_rate'])}",
+        f"average {signed(deltas['avg_score'])}",
+        f"{len(flipped)} flipped ({to_fail} to fail, {len(flipped) - to_fail} to pass)",
+        f"McNemar p={comparison.mcnemar_p:.3g}",
+        f"sign test p={comparison.sign_test_p:.3g}",
+    ]
+    line = ", ".join(parts)
+    return f"{comparison.incomparable}; {line}" if comparison.incomparable else line
+
+
+def run_json(name: str, result: RunResult) -> dict[str, Any]:
+    return {
+        "cases_file": name,
+        "row": result.row,
+        "verdicts": {c.case_id: c.verdict.to_json() if c.verdict else None for c in result.cases},
+        "errors": {c.case_id: c.error for c in result.cases if c.error},
+        "unmet_expectations": [c.case_id for c in result.cases if not c.expectation_met],
+        "gate_failures": result.gate_failures,
+        "diff": result.previous.to_json() if result.previous else None,
+        "notices": result.notices,
+    }
+
+
+def format_run(name: str, result: RunResult) -> str:
+    row = result.row
+    cases, errors = row["question_count"], row["error_count"]
+    failures = result.gate_failures
+    gate = "passed" if row["passed_gate"] else f"FAILED ({'; '.join(failures)})"
+    lines = [
+        f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
+        f"gate {gate}, {count(cases, 'case')}, {count(errors, 'error')}"
+    ]
+    if cases and errors == cases:
+        lines.append("  warning: no case could be scored; see the errors below")
+    for case in result.cases:
+        if case.error:
+            lines.append(f"  {case.case_id}: ERROR {case.error}")
+        elif case.verdict is not None:
+            state = "pass" if case.verdict.passed else "fail"
+            lines.append(f"  {case.case_id}: {state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}")
+        if not case.expectation_met:
+            lines.append(f"  {case.case_id}: expected {case.expect}, which it did not get")
+    if result.previous is not None:
+        lines.append(f"  {diff_line(result.previous)}")
+    lines += [f"  {notice}" for notice in result.notices]
+    lines.append("  row: " + json.dumps(row, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    header = ("run", "when (UTC)", "pass rate", "95% CI", "average", "gate", "cases", "errors", "source")
+    table = [
+        (
+            str(row["run_id"]),
+            when(row),
+            f"{row['pass_rate']:.2f}",
+            interval(row),
+            f"{row['avg_score']:.2f}/5",
+            "passed" if row["passed_gate"] else "FAILED",
+            str(row["question_count"]),
+            str(row["error_count"]),
+            row["source"],
+        )
+        for row in rows
+    ]
+    return f"{target}: {count(len(rows), 'run')}, newest first\n" + _columns([header, *table])
+
+
+def _columns(table: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in table
+    )
+
+
+def _verdict(case: CaseRecord | None) -> str:
+    if case is None:
+        return "-"
+    if case.score is None:
+        return "error"
+    state = "" if case.passed is None else ("pass " if case.passed else "fail ")
+    return f"{state}{case.score:.2f}"
+
+
+def _change(comparison: Diff, case_id: str, base: CaseRecord | None, head: CaseRecord | None) -> str:
+    if case_id in comparison.flipped:
+        return "flipped to pass" if head is not None and head.passed else "flipped to fail"
+    if base is None:
+        return "new"
+    if head is None:
+        return "gone"
+    if base.score is not None and head.score is not None and base.score != head.score:
+        return "up" if head.score > base.score else "down"
+    return ""
+
+
+def _summary(comparison: Diff) -> list[str]:
+    base, head, deltas = comparison.base, comparison.head, comparison.deltas
+    lines = [comparison.incomparable] if comparison.incomparable else []
+    return [
+        *lines,
+        f"pass rate {base['pass_rate']:.2f} -> {head['pass_rate']:.2f} ({signed(deltas['pass_rate'])}), "
+        f"average {base['avg_score']:.2f} -> {head['avg_score']:.2f} ({signed(deltas['avg_score'])}) of 5",
+        f"{count(len(comparison.flipped), 'verdict')} flipped; exact McNemar p = {comparison.mcnemar_p:.3g}, "
+        f"sign test on scores p = {comparison.sign_test_p:.3g}",
+    ]
+
+
+def format_diff(comparison: Diff) -> str:
+    base, head = comparison.base, comparison.head
+    title = (
+        f"{comparison.target}: run {base['run_id']} ({when(base)}) -> run {head['run_id']} ({when(head)}) UTC"
+    )
+    table = [("case", "base", "head", "change")] + [
+        (case_id, _verdict(b), _verdict(h), _change(comparison, case_id, b, h))
+        for case_id, b, h in comparison.cases
+    ]
+    return "\n".join([title, *_summary(comparison), "", _columns(table)])
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_diff_markdown(comparison: Diff) -> str:
+    """What a pull-request comment wants: the verdict first, the changed cases, the rest folded."""
+    base, head = comparison.base, comparison.head
+    changed = [(case_id, b, h) for case_id, b, h in comparison.cases if _change(comparison, case_id, b, h)]
+    unchanged = [c for c in comparison.cases if c not in changed]
+    lines = [
+        f"### ai-eval: `{_cell(comparison.target)}`, run {base['run_id']} -> run {head['run_id']}",
+        "",
+        *(
+            f"> **Warning:** {_cell(line)}"
+            for line in ([comparison.incomparable] if comparison.incomparable else [])
+        ),
+        "| | base | head | change |",
+        "|---|---:|---:|---:|",
+        f"| pass rate | {base['pass_rate']:.2f} {interval(base)} | {head['pass_rate']:.2f} {interval(head)} "
+        f"| {signed(comparison.deltas['pass_rate'])} |",
+        f"| average (of 5) | {base['avg_score']:.2f} | {head['avg_score']:.2f} | {signed(comparison.deltas['avg_score'])} |",
+        f"| gate | {'passed' if base['passed_gate'] else 'failed'} | {'passed' if head['passed_gate'] else 'failed'} | |",
+        "",
+        f"{count(len(comparison.flipped), 'verdict')} flipped. Exact McNemar p = {comparison.mcnemar_p:.3g}; "
+        f"sign test on scores p = {comparison.sign_test_p:.3g}.",
+    ]
+    for title, cases in (("Changed cases", changed), ("Unchanged cases", unchanged)):
+        if not cases:
+            continue
+        rows = [
+            f"| `{_cell(case_id)}` | {_verdict(b)} | {_verdict(h)} | {_change(comparison, case_id, b, h)} |"
+            for case_id, b, h in cases
+        ]
+        table = ["| case | base | head | change |", "|---|---:|---:|---|", *rows]
+        if title == "Unchanged cases":
+            lines += ["", f"<details><summary>{title} ({len(cases)})</summary>", "", *table, "", "</details>"]
+        else:
+            lines += ["", f"**{title}**", "", *table]
+    return "\n".join(lines)

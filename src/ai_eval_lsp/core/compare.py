@@ -1,0 +1,169 @@
+"""Two runs of one target compared case by case, with the paired tests of SPEC section 3."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    """One case of a stored run: its 0..5 score and verdict, None for an errored case."""
+
+    case_id: str
+    score: float | None
+    passed: bool | None
+    reason: str | None = None
+    outcomes: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"score": self.score, "passed": self.passed}
+
+
+def binomial_two_sided(low: int, high: int) -> float:
+    """The exact two-sided test of `low` against `high` successes under p = 1/2:
+    `min(1, 2 * P[X <= min(low, high)])` for `X ~ Binomial(low + high, 1/2)`; 1 when both are 0."""
+    n, k = low + high, min(low, high)
+    if n == 0 or 2 * k >= n:
+        return 1.0
+    # P[X <= k] = pmf(k) * (1 + pmf(k-1)/pmf(k) + ...), each ratio i / (n - i + 1); pmf(k) in
+    # logs, so no term underflows for large n and the sum stops once terms no longer count.
+    log_pmf_k = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2)
+    total, term = 1.0, 1.0
+    for i in range(k, 0, -1):
+        term *= i / (n - i + 1)
+        total += term
+        if term < total * 1e-17:
+            break
+    return min(1.0, 2 * math.exp(log_pmf_k) * total)
+
+
+def major(version: str | None) -> str | None:
+    return version.split(".", 1)[0] if version else None
+
+
+def target_version(row: Mapping[str, Any]) -> str | None:
+    """The version of the run's own rubric, from the row's `config_json`."""
+    try:
+        config = json.loads(row.get("config_json") or "{}")
+    except json.JSONDecodeError:
+        return None
+    for rubric in config.get("rubrics", []) if isinstance(config, dict) else []:
+        if isinstance(rubric, dict) and rubric.get("id") == row.get("target_id"):
+            version = rubric.get("version")
+            return str(version) if version is not None else None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    target: str
+    base: Mapping[str, Any]
+    head: Mapping[str, Any]
+    cases: tuple[tuple[str, CaseRecord | None, CaseRecord | None], ...]
+    """Every case of either run: head's order, then the cases only the base has."""
+
+    @property
+    def flipped(self) -> list[str]:
+        return [
+            case_id
+            for case_id, base, head in self.cases
+            if base is not None and head is not None and _verdicts(base, head) and base.passed != head.passed
+        ]
+
+    @property
+    def only_base(self) -> list[str]:
+        return [case_id for case_id, _, head in self.cases if head is None]
+
+    @property
+    def only_head(self) -> list[str]:
+        return [case_id for case_id, base, _ in self.cases if base is None]
+
+    @property
+    def mcnemar_p(self) -> float:
+        """Pass/fail over the cases with a verdict in both runs: b went pass->fail, c fail->pass."""
+        paired = [(b, h) for _, b, h in self.cases if b is not None and h is not None and _verdicts(b, h)]
+        return binomial_two_sided(
+            sum(1 for b, h in paired if b.passed and not h.passed),
+            sum(1 for b, h in paired if h.passed and not b.passed),
+        )
+
+    @property
+    def sign_test_p(self) -> float:
+        """Scores over the cases scored in both runs whose score changed (ties dropped)."""
+        paired = [
+            (b.score, h.score)
+            for _, b, h in self.cases
+            if b is not None and h is not None and b.scored and h.scored
+        ]
+        return binomial_two_sided(
+            sum(1 for b, h in paired if h is not None and b is not None and h > b),
+            sum(1 for b, h in paired if h is not None and b is not None and h < b),
+        )
+
+    @property
+    def deltas(self) -> dict[str, float]:
+        return {
+            "pass_rate": self.head["pass_rate"] - self.base["pass_rate"],
+            "avg_score": self.head["avg_score"] - self.base["avg_score"],
+        }
+
+    @property
+    def incomparable(self) -> str | None:
+        """Why the scores are not comparable: ai_eval's major version bump of the rubric."""
+        old, new = target_version(self.base), target_version(self.head)
+        if major(old) is None or major(new) is None or major(old) == major(new):
+            return None
+        return (
+            f"rubric `{self.target}` went from version {old} to {new}, a new major version: "
+            "ai_eval declares its scores not comparable with the old ones"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "base": dict(self.base),
+            "head": dict(self.head),
+            "comparable": self.incomparable is None,
+            "notice": self.incomparable,
+            "cases": [
+                {
+                    "caseId": case_id,
+                    "base": base.to_json() if base else None,
+                    "head": head.to_json() if head else None,
+                }
+                for case_id, base, head in self.cases
+            ],
+            "flipped": self.flipped,
+            "onlyBase": self.only_base,
+            "onlyHead": self.only_head,
+            "deltas": self.deltas,
+            "mcnemar_p": self.mcnemar_p,
+            "sign_test_p": self.sign_test_p,
+        }
+
+
+def _verdicts(base: CaseRecord, head: CaseRecord) -> bool:
+    return base.passed is not None and head.passed is not None
+
+
+def diff(
+    base: Mapping[str, Any],
+    head: Mapping[str, Any],
+    base_cases: Sequence[CaseRecord],
+    head_cases: Sequence[CaseRecord],
+) -> Diff:
+    """Two rows of one target and their cases, compared."""
+    in_base = {case.case_id: case for case in base_cases}
+    in_head = {case.case_id: case for case in head_cases}
+    cases: list[tuple[str, CaseRecord | None, CaseRecord | None]]
+    cases = [(case.case_id, in_base.get(case.case_id), case) for case in head_cases]
+    cases += [(case.case_id, case, None) for case in base_cases if case.case_id not in in_head]
+    return Diff(str(head["target_id"]), base, head, tuple(cases))
