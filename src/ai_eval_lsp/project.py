@@ -73,6 +73,11 @@ class Project:
             composer_autoload=autoload if autoload.is_file() else None,
         )
 
+    @property
+    def results_database(self) -> Path:
+        """Where runs store their rows unless told otherwise (`resultsDatabase`)."""
+        return self.root / self.settings.results_database
+
     def relative(self, path: Path) -> str:
         return relative_to(self.root, path)
 

@@ -288,7 +288,7 @@ def run(
         "ai_eval_lsp": __version__,
     }
     row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
-    store = ResultStore(options.database or project.root / project.settings.results_database)
+    store = ResultStore(options.database or project.results_database)
     records = [case.record() for case in results]
     stored = store.insert(row, started, records, cancellation.store)
     if stored is None:

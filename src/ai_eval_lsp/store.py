@@ -169,6 +169,9 @@ class ResultStore:
         return {"id": row_id, **{name: stored[name] for name in ROW_FIELDS if name != "id"}}
 
     def _select(self, query: str, parameters: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of a query; none when there is no database yet (reading never creates one)."""
+        if not self.path.exists():
+            return []
         connection = self._connect()
         try:
             return [dict(found) for found in connection.execute(query, parameters)]
@@ -195,6 +198,18 @@ class ResultStore:
             "SELECT * FROM ai_eval_result WHERE target_id = ? ORDER BY id DESC LIMIT ?",
             (target_id, -1 if limit is None else limit),
         )
+
+    def last_run(self, target_id: str) -> tuple[dict[str, Any] | None, int]:
+        """A target's latest row and how many runs it has."""
+        found = self._select(
+            "SELECT *, (SELECT count(*) FROM ai_eval_result WHERE target_id = ?1) AS runs "
+            "FROM ai_eval_result WHERE target_id = ?1 ORDER BY id DESC LIMIT 1",
+            (target_id,),
+        )
+        if not found:
+            return None, 0
+        row = found[0]
+        return row, int(row.pop("runs"))
 
     def latest(self) -> dict[str, Any] | None:
         found = self._select("SELECT * FROM ai_eval_result ORDER BY id DESC LIMIT 1")

@@ -34,6 +34,8 @@ async def start(
 
     completed: list[Any] = []
     client.feature("aiEval/runComplete")(lambda params: completed.append(params))
+    lens_refreshes: list[None] = []
+    client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda params: lens_refreshes.append(None))
 
     features = client.protocol.fm.features
     default = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
@@ -46,6 +48,7 @@ async def start(
     client.registrations = registrations  # type: ignore[attr-defined]
     client.roles = roles  # type: ignore[attr-defined]
     client.completed_runs = completed  # type: ignore[attr-defined]
+    client.lens_refreshes = lens_refreshes  # type: ignore[attr-defined]
     client.diagnostic_versions = versions  # type: ignore[attr-defined]
     result = await client.initialize_session(
         types.InitializeParams(

@@ -243,11 +243,7 @@ def _store(projects: Projects, args: argparse.Namespace) -> ResultStore | None:
     message) when there is none yet."""
     from ai_eval_lsp.store import ResultStore
 
-    if args.db:
-        path = Path(args.db)
-    else:
-        project = projects.here()
-        path = project.root / project.settings.results_database
+    path = Path(args.db) if args.db else projects.here().results_database
     if not path.is_file():
         print(
             f"error: no results database at {path}: `ai-eval-lsp run CASES.yaml` stores runs there "

@@ -38,6 +38,7 @@ from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, path_of, uri_of
+from ai_eval_lsp.store import StoreError
 
 
 def _argument(arguments: Any) -> dict[str, Any]:
@@ -180,10 +181,19 @@ async def _run(
     )
     progress.end(summary)
     server.protocol.notify(names.RUN_COMPLETE, row)
+    server.refresh_lenses()
     server.log(f"{title}: {summary}\n" + "\n".join(result.notices))
     kind = types.MessageType.Info if result.ok else types.MessageType.Warning
     server.window_show_message(types.ShowMessageParams(kind, " ".join([summary, *result.notices])))
     return result
+
+
+async def _reading(read: Callable[[], T]) -> T:
+    """A read of the results store, off the loop; what it cannot find is the caller's mistake."""
+    try:
+        return await asyncio.to_thread(read)
+    except StoreError as err:
+        raise NotApplicable(str(err)) from err
 
 
 def _project(folder: Folder) -> Project:
@@ -199,11 +209,37 @@ def register(server: AiEvalServer) -> None:
         if analysis.role != "cases":
             raise NotApplicable(f"{path} is not a cases file")
         project = _project(folder)
+        case_ids = argument.get("caseIds")
+        if case_ids is not None and (
+            not isinstance(case_ids, list) or not all(isinstance(c, str) for c in case_ids)
+        ):
+            raise NotApplicable(f"`caseIds` must be a list of case ids, not {case_ids!r}")
         token = argument.get("workDoneToken")
-        result = await _run(
-            ls, folder, f"Run cases {path.name}", token, lambda o: run_cases(project, path, o)
-        )
+        title = f"Run cases {path.name}" + (f" ({len(case_ids)} of them)" if case_ids is not None else "")
+        result = await _run(ls, folder, title, token, lambda o: run_cases(project, path, o, case_ids))
         return {"row": result.row, "verdicts": _verdicts(result)}
+
+    @server.command(names.HISTORY)
+    async def history(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+        argument = _argument(list(arguments))
+        target, limit = argument.get("target"), argument.get("limit")
+        if not isinstance(target, str):
+            raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
+        if limit is not None and not isinstance(limit, int):
+            raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
+        store = query.results_of(query.folder_of_target(ls, target, argument.get("uri")))
+        return {"rows": await _reading(lambda: store.history(target, limit))}
+
+    @server.command(names.DIFF)
+    async def diff(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+        argument = _argument(list(arguments)) if arguments else {}
+        target, base, head = argument.get("target"), argument.get("base"), argument.get("head")
+        if not all(value is None or isinstance(value, int) for value in (base, head)):
+            raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
+        if target is not None and not isinstance(target, str):
+            raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
+        store = query.results_of(query.folder_of_target(ls, target, argument.get("uri")))
+        return await _reading(lambda: store.diff(base, head, target).to_json())
 
     @server.command(names.RUN_RUBRIC)
     async def run_rubric(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:

@@ -1,20 +1,44 @@
-"""Code lenses: "Run rubric" and "Run check" on a rubric, "Run cases" on a cases file."""
+"""Code lenses: "Run rubric", "Run check" and the last run on a rubric, "Run cases" on a cases file."""
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
 
 from lsprotocol import types
 
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import OpenDocument
+from ai_eval_lsp.store import StoreError
 
 
-def code_lenses(document: OpenDocument) -> list[types.CodeLens]:
+def last_run_title(row: Mapping[str, Any], runs: int) -> str:
+    low, high = row["pass_rate_ci_low"], row["pass_rate_ci_high"]
+    interval = f"[{low:.2f}-{high:.2f}]" if low is not None else "[n/a]"
+    return (
+        f"last run: pass {row['pass_rate']:.2f} {interval}, {row['avg_score']:.1f}/5, "
+        f"{runs} run{'s' * (runs != 1)}"
+    )
+
+
+def code_lenses(
+    document: OpenDocument, last_run: tuple[Mapping[str, Any] | None, int]
+) -> list[types.CodeLens]:
     top = types.Range(types.Position(0, 0), types.Position(0, 0))
     uri = document.uri
     if document.role == "cases":
         return [types.CodeLens(top, types.Command("Run cases", names.RUN_CASES, arguments=[{"uri": uri}]))]
     lenses = [types.CodeLens(top, types.Command("Run rubric", names.RUN_RUBRIC, arguments=[{"uri": uri}]))]
+    summary = query.own_summary(document)
+    row, runs = last_run
+    if summary is not None and summary.id_span is not None and row is not None:
+        line = summary.id_span.start.line
+        history = types.Command(
+            last_run_title(row, runs), names.HISTORY, arguments=[{"target": summary.id, "uri": uri}]
+        )
+        lenses.append(types.CodeLens(types.Range(types.Position(line, 0), types.Position(line, 0)), history))
     for index, check in enumerate(query.checks_of(document)):
         where = types.Range(types.Position(check.line, 0), types.Position(check.line, 0))
         command = types.Command("Run check", names.RUN_CHECK, arguments=[{"uri": uri, "checkIndex": index}])
@@ -26,4 +50,14 @@ def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: AiEvalServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         document = await query.current(ls, params.text_document.uri)
-        return code_lenses(document) if document is not None else []
+        if document is None:
+            return []
+        summary = query.own_summary(document)
+        last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
+        if summary is not None and summary.id is not None and document.folder.project is not None:
+            store, target = query.results_of(document.folder), summary.id
+            try:
+                last_run = await asyncio.to_thread(lambda: store.last_run(target))
+            except StoreError as err:
+                ls.log(f"the last run of `{target}` cannot be shown: {err}")
+        return code_lenses(document, last_run)

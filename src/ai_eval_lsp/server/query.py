@@ -22,7 +22,8 @@ from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project import Project
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.session import Folder, OpenDocument, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
+from ai_eval_lsp.store import ResultStore
 
 if TYPE_CHECKING:
     from ai_eval_lsp.server.server import AiEvalServer
@@ -304,3 +305,25 @@ def rubric_named_at(
     if at.path == ("id",):
         return own_summary(document), at.path
     return None, at.path
+
+
+def results_of(folder: Folder) -> ResultStore:
+    """The store a folder's runs write to."""
+    project = folder.project
+    assert project is not None, "a folder's results are asked for once its project is loaded"
+    return ResultStore(project.results_database)
+
+
+def folder_of_target(server: AiEvalServer, target: str | None, uri: str | None) -> Folder:
+    """The folder whose results a history or diff reads: the one holding `uri`, else the first
+    whose index has the rubric `target`, else the first folder."""
+    if isinstance(uri, str):
+        folder = server.session.folder_for(path_of(uri))
+        if folder is None:
+            raise NotApplicable(f"{uri} is in no workspace folder")
+        return folder
+    folders = [f for f in server.session.folders.values() if f.project is not None]
+    if not folders:
+        raise NotApplicable("no workspace folder is loaded yet")
+    holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
+    return (holding or folders)[0]

@@ -210,6 +210,12 @@ class AiEvalServer(LanguageServer):
 
         self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh)
 
+    def refresh_lenses(self) -> None:
+        """Ask the client for code lenses again (a run changed what the last-run lens says)."""
+        workspace = self.client_capabilities.workspace
+        if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+
     def clear(self, uri: str) -> None:
         """A document closed, or no longer a rubric or cases file: it has no diagnostics."""
         if not self.client_pulls_diagnostics():

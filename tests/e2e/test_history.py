@@ -1,0 +1,87 @@
+"""Runs of some cases, the history and diff of a target, and the last-run lens, through the real
+server as VS Code and Neovim drive it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from e2e.helpers import open_document, root
+
+
+async def command(client: LanguageClient, name: str, argument: dict[str, Any]) -> Any:
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(name, [argument]))
+
+
+async def run_cases(client: LanguageClient, argument: dict[str, Any]) -> Any:
+    """A run, and the one `aiEval/runComplete` it sends (before its answer: both come in order)."""
+    completed: list[Any] = client.completed_runs  # type: ignore[attr-defined]
+    before = len(completed)
+    result = await command(client, "aiEval.runCases", argument)
+    assert [note.run_id for note in completed[before:]] == [result["row"]["run_id"]]
+    return result
+
+
+async def test_a_run_of_some_cases_then_history_and_diff(client: LanguageClient) -> None:
+    uri = (root(client) / "tone.cases.yaml").as_uri()
+    subset = await run_cases(client, {"uri": uri, "caseIds": ["curt"]})
+    assert subset["row"]["question_count"] == 1 and set(subset["verdicts"]) == {"curt"}
+    whole = await run_cases(client, {"uri": uri})
+    assert whole["row"]["question_count"] == 2
+
+    history = await command(client, "aiEval.history", {"target": "support_tone", "limit": 2})
+    assert [row["run_id"] for row in history["rows"]] == [whole["row"]["run_id"], subset["row"]["run_id"]]
+    assert history["rows"][0] == whole["row"]
+
+    found = await command(client, "aiEval.diff", {"target": "support_tone"})
+    assert (found["base"]["run_id"], found["head"]["run_id"]) == (
+        subset["row"]["run_id"],
+        whole["row"]["run_id"],
+    )
+    assert found["cases"] == [
+        {"caseId": "polite", "base": None, "head": {"score": 5.0, "passed": True}},
+        {"caseId": "curt", "base": {"score": 0.0, "passed": False}, "head": {"score": 0.0, "passed": False}},
+    ]
+    assert found["flipped"] == [] and found["mcnemar_p"] == 1.0 and found["sign_test_p"] == 1.0
+    assert found["deltas"] == {"pass_rate": 0.5, "avg_score": 2.5}
+
+
+async def test_unknown_case_ids_are_named(client: LanguageClient) -> None:
+    uri = (root(client) / "tone.cases.yaml").as_uri()
+    with pytest.raises(Exception, match="no case with id `polit`; its cases are `curt`, `polite`"):
+        await command(client, "aiEval.runCases", {"uri": uri, "caseIds": ["polit"]})
+
+
+async def test_a_diff_of_a_target_never_run_says_so(client: LanguageClient) -> None:
+    with pytest.raises(Exception, match=r"`never_run` has 0 runs in .*results\.sqlite; a diff needs two"):
+        await command(client, "aiEval.diff", {"target": "never_run"})
+
+
+async def test_the_rubric_id_shows_its_last_run_and_it_follows_a_run(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    cases_uri = (root(client) / "tone.cases.yaml").as_uri()
+    await run_cases(client, {"uri": cases_uri, "caseIds": ["polite"]})
+    refreshes: list[None] = client.lens_refreshes  # type: ignore[attr-defined]
+    before = len(refreshes)
+    whole = await run_cases(client, {"uri": cases_uri})
+    workspace = client.capabilities.workspace
+    if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+        assert len(refreshes) == before + 1
+    runs = len((await command(client, "aiEval.history", {"target": "support_tone"}))["rows"])
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
+    )
+    last = [lens for lens in lenses if lens.command and lens.command.title.startswith("last run")]
+    assert [lens.command.title for lens in last if lens.command] == [
+        f"last run: pass 0.50 [0.09-0.91], 2.5/5, {runs} runs"
+    ]
+    assert whole["row"]["pass_rate"] == 0.5
+    (lens,) = last
+    text = (root(client) / "tone.rubric.yaml").read_text()
+    id_line = next(n for n, line in enumerate(text.splitlines()) if line.startswith("id:"))
+    assert lens.range.start.line == id_line
+    assert lens.command is not None and lens.command.command == "aiEval.history"
+    assert list(lens.command.arguments or []) == [{"target": "support_tone", "uri": uri}]
