@@ -22,7 +22,7 @@ from ai_eval_lsp.core.compare import Diff, diff
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
-from ai_eval_lsp.core.workspace import RubricIndex
+from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
 from ai_eval_lsp.pluginhost import PluginHost
 from ai_eval_lsp.project import Project
@@ -216,18 +216,12 @@ def check_cases(
                 outcome = evaluator.run_check(
                     rubric, index, case["response"], question if isinstance(question, Mapping) else {}
                 )
-                found.append((path, case_id(case, number), outcome))
+                found.append((path, case_name(number, case), outcome))
     return found
 
 
 def _library(project: Project, options: RunOptions) -> RubricLibrary:
     return RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
-
-
-def case_id(case: Any, number: int) -> str:
-    """A case's id as runs and results name it: its `id`, else its place in the file."""
-    found = case.get("id") if isinstance(case, Mapping) else None
-    return str(found) if found else f"cases[{number}]"
 
 
 def run_cases(
@@ -242,14 +236,14 @@ def run_cases(
     gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
     cases = data["cases"]
     if case_ids is not None:
-        known = {case_id(case, number) for number, case in enumerate(cases)}
+        known = {case_name(number, case) for number, case in enumerate(cases)}
         unknown = [wanted for wanted in case_ids if wanted not in known]
         if unknown:
             raise RunError(
                 f"{cases_path}: no case with id {', '.join(f'`{u}`' for u in unknown)}; "
                 f"its cases are {', '.join(f'`{k}`' for k in sorted(known))}"
             )
-        cases = [case for number, case in enumerate(cases) if case_id(case, number) in case_ids]
+        cases = [case for number, case in enumerate(cases) if case_name(number, case) in case_ids]
     return run(project, data["rubric"], cases, gate, cases_path, options)
 
 
@@ -310,7 +304,7 @@ def _run_case(
 ) -> CaseResult:
     if not isinstance(case, Mapping):
         return CaseResult(f"cases[{number}]", None, "the case is not a mapping", None)
-    name = case_id(case, number)
+    name = case_name(number, case)
     if name in seen:  # `check` reports the duplicate; the row keeps both cases
         name = f"{name} (cases[{number}])"
     seen.add(name)

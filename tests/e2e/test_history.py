@@ -85,3 +85,28 @@ async def test_the_rubric_id_shows_its_last_run_and_it_follows_a_run(client: Lan
     assert lens.range.start.line == id_line
     assert lens.command is not None and lens.command.command == "aiEval.history"
     assert list(lens.command.arguments or []) == [{"target": "support_tone", "uri": uri}]
+
+
+async def test_a_cases_file_lists_its_cases_as_symbols(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.cases.yaml")
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    found = [(s.name, s.detail, s.range.start.line) for s in symbols or [] if isinstance(s, types.DocumentSymbol)]
+    assert found == [("polite", "expect pass", 3), ("curt", "expect fail", 7)]
+
+
+async def test_workspace_symbols_name_every_case_and_rubric_where_it_is(client: LanguageClient) -> None:
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=""))
+    places = {
+        (s.name, s.kind, s.location.uri.rsplit("/", 1)[-1], s.location.range.start.line)
+        for s in found or []
+        if isinstance(s, types.SymbolInformation)
+    }
+    assert {
+        ("polite", types.SymbolKind.Event, "tone.cases.yaml", 3),
+        ("curt", types.SymbolKind.Event, "tone.cases.yaml", 7),
+        ("support_tone@1.0", types.SymbolKind.Module, "tone.rubric.yaml", 0),
+    } <= places
+    narrowed = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="CUR"))
+    assert [s.name for s in narrowed or []] == ["curt"]

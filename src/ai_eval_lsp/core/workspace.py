@@ -163,6 +163,12 @@ class CasesSummary:
 Summary = RubricSummary | CasesSummary
 
 
+def case_name(index: int, case: Any) -> str:
+    """A case's name in results and messages: its id, or its position (`cases[3]`)."""
+    case_id = case.get("id") if isinstance(case, Mapping) else None
+    return case_id if isinstance(case_id, str) and case_id else f"cases[{index}]"
+
+
 def check_name(index: int, check: Any) -> str:
     """A check's name in messages and results: its id, or its position (`checks[3]`)."""
     check_id = check.get("id") if isinstance(check, Mapping) else None
@@ -220,7 +226,7 @@ def summarize_cases(path: str, root: Node | None, text: str = "") -> CasesSummar
         question = case.get("question")
         cases.append(
             CaseSummary(
-                label=case_id if isinstance(case_id, str) and case_id else f"cases[{number}]",
+                label=case_name(number, case.value),
                 id_span=id_entry.value.span if id_entry is not None and isinstance(case_id, str) else None,
                 head=case.head(),
                 question=question.value.value if question is not None else {},
@@ -228,7 +234,8 @@ def summarize_cases(path: str, root: Node | None, text: str = "") -> CasesSummar
             )
         )
     rubric_span = entry.value.span if entry is not None else None
-    return CasesSummary(path, ref, rubric_span if ref else None, tuple(cases), _lines(text, [rubric_span]))
+    lines = _lines(text, [rubric_span, *(case.head for case in cases)])
+    return CasesSummary(path, ref, rubric_span if ref else None, tuple(cases), lines)
 
 
 class RubricIndex:

@@ -117,6 +117,17 @@ def _verdicts(result: RunResult) -> dict[str, Any]:
     return {case.case_id: case.verdict.to_json() if case.verdict else None for case in result.cases}
 
 
+def _run_json(result: RunResult) -> dict[str, Any]:
+    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}`, plus why each
+    errored case has no verdict and each case's `expect`, so a client can show failures in place."""
+    return {
+        "row": result.row,
+        "verdicts": _verdicts(result),
+        "errors": {case.case_id: case.error for case in result.cases if case.error},
+        "expected": {case.case_id: case.expect for case in result.cases if case.expect},
+    }
+
+
 T = TypeVar("T")
 
 
@@ -217,7 +228,7 @@ def register(server: AiEvalServer) -> None:
         token = argument.get("workDoneToken")
         title = f"Run cases {path.name}" + (f" ({len(case_ids)} of them)" if case_ids is not None else "")
         result = await _run(ls, folder, title, token, lambda o: run_cases(project, path, o, case_ids))
-        return {"row": result.row, "verdicts": _verdicts(result)}
+        return _run_json(result)
 
     @server.command(names.HISTORY)
     async def history(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
@@ -270,7 +281,7 @@ def register(server: AiEvalServer) -> None:
                 None,
                 lambda o, cases_path=cases_path: run_cases(project, cases_path, o),  # type: ignore[misc]
             )
-            runs.append({"casesUri": uri_of(cases_path), "row": result.row, "verdicts": _verdicts(result)})
+            runs.append({"casesUri": uri_of(cases_path), **_run_json(result)})
         return {"runs": runs}
 
     @server.command(names.RUN_CHECK)

@@ -1,12 +1,15 @@
 """Navigation: definition of rubric references and weight keys, references and rename of a
-rubric id across the workspace folder, and document symbols. Other files are placed from their
+rubric id across the workspace folder, document symbols, and workspace symbols (rubrics and
+cases). Other files are placed from their
 summaries, never read from disk."""
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
-from ai_eval_lsp.core.workspace import RubricSummary
+from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary, case_name
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
@@ -14,7 +17,9 @@ from ai_eval_lsp.server.session import OpenDocument
 
 
 def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types.DocumentSymbol]:
-    summary = query.own_summary(document)
+    """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
+    editor's test explorer lists)."""
+    summary = document.analysis.summary if document.analysis else None
     root = document.analysis.root if document.analysis else None
     if summary is None or root is None or root.entries is None:
         return []
@@ -27,6 +32,12 @@ def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types
             name=name or "?", kind=kind, range=where, selection_range=where, detail=detail, children=children
         )
 
+    if isinstance(summary, CasesSummary):
+        cases = root.at(("cases",))
+        return [
+            symbol(case_name(number, case.value), _expect(case.value), types.SymbolKind.Event, case, [])
+            for number, case in enumerate(cases.items or [] if cases else [])
+        ]
     checks = root.at(("checks",))
     children = []
     for index, check in enumerate(checks.items or [] if checks else []):
@@ -39,6 +50,43 @@ def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types
         children.append(symbol("scoring", str(combine or ""), types.SymbolKind.Object, scoring.value, []))
     detail = f"version {summary.version}" if summary.version else ""
     return [symbol(summary.id or "rubric", detail, types.SymbolKind.Module, root, children)]
+
+
+def _expect(case: object) -> str:
+    expect = case.get("expect") if isinstance(case, dict) else None
+    return f"expect {expect}" if isinstance(expect, str) else ""
+
+
+def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInformation]:
+    """Every rubric (at its id) and every case of every cases file (at its head) whose name holds
+    `wanted`, ignoring case: what a test explorer lists, and what "go to symbol" finds."""
+    wanted = wanted.casefold()
+    found = []
+    for folder in server.session.folders.values():
+        index = folder.index
+        for rubric in index.rubrics.by_path.values():
+            if rubric.id is not None and rubric.id_span is not None and wanted in rubric.id.casefold():
+                place = query.location(server, folder, rubric.path, rubric.id_span)
+                found.append(
+                    types.SymbolInformation(
+                        location=place,
+                        name=rubric.name,
+                        kind=types.SymbolKind.Module,
+                        container_name=rubric.path,
+                    )
+                )
+        for cases in index.cases.by_path.values():
+            found += [
+                types.SymbolInformation(
+                    location=query.location(server, folder, cases.path, case.head),
+                    name=case.label,
+                    kind=types.SymbolKind.Event,
+                    container_name=cases.path,
+                )
+                for case in cases.cases
+                if wanted in case.label.casefold()
+            ]
+    return found
 
 
 async def _rubric_across_folder(
@@ -102,3 +150,12 @@ def register(server: AiEvalServer) -> None:
     async def symbols(ls: AiEvalServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         document = await query.current(ls, params.text_document.uri)
         return document_symbols(ls, document) if document is not None else []
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def symbols_of_workspace(
+        ls: AiEvalServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation]:
+        await asyncio.gather(
+            *(query.whole_folder(ls, folder) for folder in list(ls.session.folders.values()))
+        )
+        return workspace_symbols(ls, params.query)
