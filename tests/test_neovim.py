@@ -196,6 +196,47 @@ def test_diagnostics_completion_and_runs(run: dict[str, Any]) -> None:
     assert all(run["commands"].values()), run["commands"]
 
 
+def test_a_run_fills_the_quickfix_list_and_the_history_and_diff_open(run: dict[str, Any]) -> None:
+    assert "results" not in run["errors"], run["errors"]
+    lines = (run["workspace"] / "tone.cases.yaml").read_text().split("\n")
+    curt = next(i for i, line in enumerate(lines) if "id: curt" in line)
+    assert run["quickfix"]["title"] == "ai-eval: support_tone run 1"
+    # curt fails, as its `expect: fail` says: a warning; no case errored or missed its expect
+    assert run["quickfix"]["items"] == [
+        {
+            "file": "tone.cases.yaml",
+            "lnum": curt + 1,
+            "text": "curt: fail 0.00/5: apologises: none of the values found; length: 1 words, minimum 3",
+            "type": "W",
+        }
+    ]
+    assert run["run_diagnostics"] == [
+        {
+            "lnum": curt,
+            "message": "curt: fail 0.00/5: apologises: none of the values found; length: 1 words, minimum 3",
+            "severity": 2,
+        }
+    ]
+    # one notification per run: the plugin's own, and no message from the server besides
+    assert run["run_notes"] == {"first": 1, "second": 2}
+    assert run["history"]["name"] == "ai-eval://history/support_tone"
+    history = run["history"]["lines"]
+    assert history[0] == "support_tone: 2 runs, newest first"
+    assert history[1].split()[:2] == ["run", "when"]
+    assert [line.split()[0] for line in history[2:]] == ["2", "1"]
+    assert run["diff"]["name"] == "ai-eval://diff/support_tone/1-2"
+    diff = run["diff"]["lines"]
+    assert diff[0].startswith("support_tone: run 1 (") and diff[0].endswith(") UTC")
+    assert diff[2] == "0 verdicts flipped; exact McNemar p = 1, sign test on scores p = 1"
+    assert run["lens"] == {"title": "last run: pass 0.50 [0.09-0.91], 2.5/5, 2 runs", "line": 0}
+    assert run["lens_opened"] == "ai-eval://history/support_tone"
+    assert diff[4:] == [
+        "case    base       head       change",
+        "polite  pass 5.00  pass 5.00",
+        "curt    fail 0.00  fail 0.00",
+    ]
+
+
 def test_the_server_decides_which_yaml_files_are_rubrics(run: dict[str, Any]) -> None:
     assert "paths" not in run["errors"], run["errors"]
     seen = run["paths"]

@@ -16,8 +16,10 @@ async def start(
     editor: str,
     folders: list[Path],
     settings: dict[str, Any] | None = None,
+    experimental: dict[str, Any] | None = None,
 ) -> LanguageClient:
-    """Initialize as `editor` with workspace folders, record what a test needs, wait for indexing."""
+    """Initialize as `editor` with workspace folders (and `experimental` client capabilities),
+    record what a test needs, wait for indexing."""
     client.set_configuration({"runTimeoutSeconds": 5, **(settings or {})}, section="aiEval")
     registrations: list[types.Registration] = []
     roles: dict[str, str | None] = {}
@@ -50,9 +52,11 @@ async def start(
     client.completed_runs = completed  # type: ignore[attr-defined]
     client.lens_refreshes = lens_refreshes  # type: ignore[attr-defined]
     client.diagnostic_versions = versions  # type: ignore[attr-defined]
+    declared = capabilities(editor)
+    declared.experimental = experimental
     result = await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(editor),
+            capabilities=declared,
             workspace_folders=[types.WorkspaceFolder(f.as_uri(), f.name) for f in folders],
             root_uri=folders[0].as_uri() if folders else None,
         )

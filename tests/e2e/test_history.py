@@ -3,13 +3,16 @@ server as VS Code and Neovim drive it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from e2e.helpers import open_document, root
+from e2e.conftest import EDITORS, SERVER
+from e2e.helpers import open_document, root, start
 
 
 async def command(client: LanguageClient, name: str, argument: dict[str, Any]) -> Any:
@@ -92,7 +95,9 @@ async def test_a_cases_file_lists_its_cases_as_symbols(client: LanguageClient) -
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
     )
-    found = [(s.name, s.detail, s.range.start.line) for s in symbols or [] if isinstance(s, types.DocumentSymbol)]
+    found = [
+        (s.name, s.detail, s.range.start.line) for s in symbols or [] if isinstance(s, types.DocumentSymbol)
+    ]
     assert found == [("polite", "expect pass", 3), ("curt", "expect fail", 7)]
 
 
@@ -110,3 +115,23 @@ async def test_workspace_symbols_name_every_case_and_rubric_where_it_is(client: 
     } <= places
     narrowed = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="CUR"))
     assert [s.name for s in narrowed or []] == ["curt"]
+
+
+@pytest_lsp.fixture(params=EDITORS, config=SERVER)
+async def showing_runs(request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    """A client that shows `aiEval/runComplete` itself, as ours do."""
+    yield await start(lsp_client, request.param, [workspace], experimental={"aiEval": {"runComplete": True}})
+    await lsp_client.shutdown_session()
+
+
+def run_messages(client: LanguageClient) -> list[str]:
+    return [m.message for m in client.messages if m.message.startswith("support_tone: pass rate")]
+
+
+async def test_one_notification_per_run(client: LanguageClient, showing_runs: LanguageClient) -> None:
+    """A client that shows runs itself gets no message besides `aiEval/runComplete`; any other
+    client gets the run's summary as a message, once."""
+    for each in (client, showing_runs):
+        before = len(run_messages(each))
+        await run_cases(each, {"uri": (root(each) / "tone.cases.yaml").as_uri()})
+        assert len(run_messages(each)) - before == (0 if each is showing_runs else 1)

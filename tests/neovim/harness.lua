@@ -199,8 +199,64 @@ local function workspace_part()
     end)
   end)
 
+  -- the run's failed cases: the quickfix list and the cases file's own diagnostics namespace;
+  -- then a second run, the history and a diff in scratch buffers
+  local function run_notes()
+    local count = 0
+    for _, note in ipairs(result.notes) do
+      if note.message:match("support_tone") and note.message:match("pass rate") then count = count + 1 end
+    end
+    return count
+  end
+  step("results", function()
+    local cases = vim.fn.bufnr("tone.cases.yaml")
+    if not wait(10000, function() return #vim.fn.getqflist() > 0 end) then
+      error("the quickfix list was never filled")
+    end
+    result.quickfix = { title = vim.fn.getqflist({ title = 1 }).title, items = {} }
+    for _, item in ipairs(vim.fn.getqflist()) do
+      table.insert(result.quickfix.items, { file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(item.bufnr), ":t"),
+        lnum = item.lnum, text = item.text, type = item.type })
+    end
+    result.run_diagnostics = {}
+    for _, d in ipairs(vim.diagnostic.get(cases, { namespace = vim.api.nvim_create_namespace("ai_eval_runs") })) do
+      table.insert(result.run_diagnostics, { lnum = d.lnum, message = d.message, severity = d.severity })
+    end
+    result.run_notes = { first = run_notes() }
+    vim.cmd("buffer " .. cases)
+    vim.cmd("AiEvalRunCases")
+    wait(30000, function() return run_notes() >= 2 end)
+    result.run_notes.second = run_notes()
+    vim.cmd("AiEvalHistory")
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://history/") ~= nil end)
+    result.history = { name = vim.api.nvim_buf_get_name(0), lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) }
+    vim.cmd("close")
+    vim.cmd("buffer " .. cases)
+    vim.cmd("AiEvalDiff")
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://diff/") ~= nil end)
+    result.diff = { name = vim.api.nvim_buf_get_name(0), lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) }
+    vim.cmd("close")
+
+    -- the rubric's last-run lens, run as vim.lsp.codelens.run runs it: a client-side command
+    local rubric = edit("tone.rubric.yaml")
+    wait(20000, function() return client_of(rubric) ~= nil end)
+    local lenses = vim.lsp.buf_request_sync(rubric, "textDocument/codeLens",
+      { textDocument = { uri = vim.uri_from_bufnr(rubric) } }, 10000)
+    for _, response in pairs(lenses or {}) do
+      for _, lens in ipairs(response.result or {}) do
+        if lens.command and lens.command.title:match("^last run") then
+          result.lens = { title = lens.command.title, line = lens.range.start.line }
+          vim.lsp.commands[lens.command.command](lens.command, { bufnr = rubric, client_id = client_of(rubric).id })
+        end
+      end
+    end
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://history/") ~= nil end)
+    result.lens_opened = vim.api.nvim_buf_get_name(0)
+    vim.cmd("close")
+  end)
+
   result.commands = {}
-  for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
+  for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalHistory", "AiEvalDiff", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
     result.commands[name] = vim.fn.exists(":" .. name) == 2
   end
 

@@ -1,10 +1,13 @@
 -- ai-eval-lsp for Neovim: the language server on YAML buffers under a project root, the server's
 -- word on which of them are rubric and cases files, user commands, file events the server cannot
--- watch by itself, and `aiEval/runComplete` shown through vim.notify. Works on Neovim 0.7 and
+-- watch by itself, `aiEval/runComplete` shown through vim.notify, a run's failed cases in the
+-- quickfix list and as diagnostics on the cases file, and a target's history and diffs in
+-- scratch buffers (ai_eval/results.lua). Works on Neovim 0.7 and
 -- later; on 0.11+ `vim.lsp.enable("ai_eval_lsp")` with lsp/ai_eval_lsp.lua does the same without
 -- setup().
 local root = require("ai_eval.root")
 local watch = require("ai_eval.watch")
+local results = require("ai_eval.results")
 
 local M = {}
 
@@ -173,7 +176,9 @@ end
 -- answers that request but does not advertise it, and sends no settings on its own; so the
 -- capability is advertised, and the settings also go in `initializationOptions`, as they are.
 
-M.capabilities = { workspace = { configuration = true } }
+-- `experimental.aiEval.runComplete`: this plugin shows each run itself, so the server sends no
+-- message of its own for it (one notification per run, not two).
+M.capabilities = { workspace = { configuration = true }, experimental = { aiEval = { runComplete = true } } }
 
 if M.needs_refresh_support() then
   M.handlers[REFRESH] = function(...)
@@ -237,6 +242,16 @@ function M.execute(command, argument, bufnr)
   request(client, "workspace/executeCommand", { command = command, arguments = { argument } }, function(err, result)
     if err then
       vim.notify("ai-eval: " .. command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif command == "aiEval.runCases" and result then
+      results.show_runs(client, { { uri = argument.uri, answer = result } })
+    elseif command == "aiEval.runRubric" and result and result.runs then
+      local runs = {}
+      for _, run in ipairs(result.runs) do
+        table.insert(runs, { uri = run.casesUri, answer = run })
+      end
+      results.show_runs(client, runs)
+    elseif (command == "aiEval.history" or command == "aiEval.diff") and result then
+      results.open(command, argument, result)
     elseif command == "aiEval.runCheck" and result then
       vim.notify("ai-eval: " .. vim.fn.json_encode(result), vim.log.levels.INFO)
     elseif command == "aiEval.exportSchema" and result then
@@ -301,17 +316,58 @@ local function run_on(role, command)
   end
 end
 
+--- `:AiEvalHistory [TARGET]` and `:AiEvalDiff [BASE [HEAD]]`: the target is the current rubric's
+--- id, or the rubric a cases file runs, unless named; a diff with no target compares the runs of
+--- the target run last.
+-- Neovim 0.7 gives `nargs = "?"` with no argument as { "" }.
+local function arguments(opts)
+  return vim.tbl_filter(function(given) return given ~= "" end, opts.fargs)
+end
+
+function M.history(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local target = arguments(opts)[1] or results.target_of(bufnr)
+  if not target then
+    return vim.notify("ai-eval: name a target (:AiEvalHistory RUBRIC_ID), or open a rubric or cases file",
+      vim.log.levels.WARN)
+  end
+  M.execute("aiEval.history", { target = target }, bufnr)
+end
+
+function M.diff(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local argument = { target = results.target_of(bufnr) }
+  local fargs = arguments(opts)
+  for index, name in ipairs({ "base", "head" }) do
+    local given = fargs[index]
+    if given then
+      argument[name] = tonumber(given)
+      if not argument[name] then
+        return vim.notify("ai-eval: " .. name .. " must be a run id, not " .. given, vim.log.levels.WARN)
+      end
+      argument.target = nil -- runs name their target
+    end
+  end
+  M.execute("aiEval.diff", argument, bufnr)
+end
+
 function M.create_commands()
   local commands = {
-    AiEvalRunCases = run_on("cases", "aiEval.runCases"),
-    AiEvalRunRubric = run_on("rubric", "aiEval.runRubric"),
-    AiEvalRunCheck = M.run_check_at_cursor,
+    AiEvalRunCases = { run_on("cases", "aiEval.runCases"), {} },
+    AiEvalRunRubric = { run_on("rubric", "aiEval.runRubric"), {} },
+    AiEvalRunCheck = { M.run_check_at_cursor, {} },
+    AiEvalHistory = { M.history, { nargs = "?" } },
+    AiEvalDiff = { M.diff, { nargs = "*" } },
     -- workspace-wide: from any buffer of the project (a services.yml, an executor class)
-    AiEvalReloadPlugins = function() M.execute("aiEval.reloadPlugins") end,
-    AiEvalExportSchema = function() M.execute("aiEval.exportSchema") end,
+    AiEvalReloadPlugins = { function() M.execute("aiEval.reloadPlugins") end, {} },
+    AiEvalExportSchema = { function() M.execute("aiEval.exportSchema") end, {} },
   }
-  for name, fn in pairs(commands) do
-    vim.api.nvim_create_user_command(name, fn, {})
+  for name, command in pairs(commands) do
+    vim.api.nvim_create_user_command(name, command[1], command[2])
+  end
+  -- The last-run lens names `aiEval.history`: run from a lens, it opens the history here.
+  vim.lsp.commands["aiEval.history"] = function(command, ctx)
+    M.execute("aiEval.history", command.arguments[1], ctx.bufnr)
   end
 end
 

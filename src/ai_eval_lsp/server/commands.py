@@ -194,8 +194,9 @@ async def _run(
     server.protocol.notify(names.RUN_COMPLETE, row)
     server.refresh_lenses()
     server.log(f"{title}: {summary}\n" + "\n".join(result.notices))
-    kind = types.MessageType.Info if result.ok else types.MessageType.Warning
-    server.window_show_message(types.ShowMessageParams(kind, " ".join([summary, *result.notices])))
+    if not server.client_shows_runs():
+        kind = types.MessageType.Info if result.ok else types.MessageType.Warning
+        server.window_show_message(types.ShowMessageParams(kind, " ".join([summary, *result.notices])))
     return result
 
 

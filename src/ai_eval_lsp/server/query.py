@@ -315,12 +315,10 @@ def results_of(folder: Folder) -> ResultStore:
 
 
 def folder_of_target(server: AiEvalServer, target: str | None, uri: str | None) -> Folder:
-    """The folder whose results a history or diff reads: the one holding `uri`, else the first
-    whose index has the rubric `target`, else the first folder."""
-    if isinstance(uri, str):
-        folder = server.session.folder_for(path_of(uri))
-        if folder is None:
-            raise NotApplicable(f"{uri} is in no workspace folder")
+    """The folder whose results a history or diff reads: the one holding `uri` (a file of it),
+    else the first whose index has the rubric `target`, else the first folder."""
+    folder = server.session.folder_for(path_of(uri)) if isinstance(uri, str) else None
+    if folder is not None:
         return folder
     folders = [f for f in server.session.folders.values() if f.project is not None]
     if not folders:

@@ -210,6 +210,14 @@ class AiEvalServer(LanguageServer):
 
         self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh)
 
+    def client_shows_runs(self) -> bool:
+        """Whether the client shows `aiEval/runComplete` itself (`experimental.aiEval.runComplete`,
+        as our VS Code and Neovim clients declare): then a run sends no message of its own, so
+        the user gets one notification per run, not two."""
+        experimental = self.client_capabilities.experimental
+        declared = experimental.get("aiEval") if isinstance(experimental, dict) else None
+        return isinstance(declared, dict) and declared.get("runComplete") is True
+
     def refresh_lenses(self) -> None:
         """Ask the client for code lenses again (a run changed what the last-run lens says)."""
         workspace = self.client_capabilities.workspace
