@@ -21,7 +21,7 @@ ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifa
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 34" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 40" in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +95,36 @@ def test_a_drupal_modules_php_kind_is_known(e2e: dict[str, Any]) -> None:
     expectation(e2e, "drupalPhpKind")  # the seed rubric shows no error for `word_count`
     assert "my_eval_extras" in e2e["drupalHover"]
     screenshot("drupal-php-kind.png")
+
+
+def test_cases_files_are_tests_and_a_failure_shows_at_its_case(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "testing")
+    # too_short expects pass and fails its length check: the message says both verdicts and why
+    assert e2e["testMessage"].startswith("expected pass, got fail (0.00/5)")
+    assert e2e["testInline"].strip().endswith("fail != pass")
+    assert e2e["testReasons"].startswith("length: 1 words, minimum 3")
+    assert "Expected" in e2e["testDiff"] and "pass" in e2e["testDiff"]
+    rows = e2e["testRows"]
+    assert any(row.startswith("testing.cases.yaml") for row in rows), rows
+    assert any(row.startswith("kind_reply") and "Passed" in row for row in rows), rows
+    assert any(row.startswith("too_short") and "Failed" in row for row in rows), rows
+    screenshot("testing.png")
+
+
+def test_the_history_panel_and_the_last_run_lens(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "history")
+    assert "last run: pass 0.50 [0.09-0.91], 2.5/5, " in e2e["lens"]
+    history = e2e["history"]
+    runs = int(history["title"].split(": ")[1].split()[0])
+    assert history["title"] == f"support_tone: {runs} runs" and history["runs"] == runs >= 2
+    assert history["bandPoints"] == 2 * runs  # every run scored cases: a band point above and below each
+    assert history["diff"].startswith(f"Run {runs - 1} → run {runs}")
+    screenshot("history.png")
+
+
+def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
+    """The extension shows each run; the server, told so, sends no message of its own."""
+    expectation(e2e, "oneNotificationPerRun")
+    shown = e2e["allNotifications"]
+    assert any(n.startswith("AI Eval run complete: support_tone") for n in shown), shown
+    assert not [n for n in shown if n.startswith("support_tone: pass rate")], shown

@@ -3,7 +3,9 @@
 // user sees. Screenshots go to e2e-artifacts/. Two windows:
 //   1. the e2e workspace with the project's .venv Python (server and test plugins installed):
 //      the Problems panel, the status bar, completion, the notification after "Run Cases", a
-//      rubric marked only by its modeline in a nested folder, and a Drupal services.yml;
+//      rubric marked only by its modeline in a nested folder, a Drupal services.yml, the cases
+//      files as tests in the Testing view (run, one failing with its message at the case), the
+//      run history panel, and one notification per run;
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
 //      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known.
 // Every expectation is recorded on its own, so one failing does not hide the others.
@@ -84,6 +86,11 @@ write(
   path.join(workspace, "evals", "deep", "politeness.yaml"),
   "# yaml-language-server: $schema=https://example.invalid/schema/rubric.schema.json\n" +
     'id: politeness\nversion: "1.0"\nlable: Politeness\nchecks:\n  - {kind: must_contain_any, values: [please]}\nscoring: {combine: all_pass}\n',
+);
+write(
+  path.join(workspace, "testing.cases.yaml"),
+  'rubric: support_tone\ncases:\n  - id: kind_reply\n    response: "Sorry for the delay, your refund is on its way."\n' +
+    '  - id: too_short\n    response: "Sorry."\n    expect: pass\n',
 );
 write(
   path.join(workspace, "web", "modules", "custom", "example", "example.services.yml"),
@@ -244,6 +251,60 @@ try {
     await page.waitForSelector('.notifications-toasts:has-text("AI Eval run complete: support_tone")', { timeout: 60000 });
     result.notifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
     await page.screenshot({ path: path.join(artifacts, "run-complete.png") });
+  });
+
+  await expectation("testing", async () => {
+    await openFile("testing.cases.yaml");
+    await palette(">Testing: Focus on Test Explorer View");
+    await page.waitForSelector('.test-explorer .monaco-list-row:has-text("testing.cases.yaml")', { timeout: 60000 });
+    await palette(">Test: Run All Tests");
+    // The failure in the Test Results tree, its messages under it: the verdicts (opened: expected
+    // against actual), then the failed checks' reasons; and inline at the case in the cases file.
+    const verdicts = await page.waitForSelector('.monaco-list-row:has-text("expected pass, got fail")', { timeout: 60000 });
+    result.testMessage = await verdicts.innerText();
+    result.testReasons = await (await page.waitForSelector('.monaco-list-row:has-text("length: 1 words, minimum 3")', { timeout: 30000 })).innerText();
+    const inline = await page.waitForSelector('.monaco-editor :text("fail != pass")', { timeout: 30000 });
+    result.testInline = await inline.innerText();
+    await verdicts.click();
+    const expected = await page.waitForSelector(':text-is("Expected")', { timeout: 30000 });
+    result.testDiff = await expected.evaluate((label) => label.parentElement?.parentElement?.innerText ?? "");
+    await page.click('.test-explorer .monaco-list-row:has-text("testing.cases.yaml")');
+    await page.keyboard.press("ArrowRight"); // expanded: its cases show with their states
+    await page.waitForSelector('.test-explorer .monaco-list-row[aria-label*="too_short"]', { timeout: 30000 });
+    result.testRows = await page.$$eval(".test-explorer .monaco-list-row", (rows) => rows.map((row) => row.getAttribute("aria-label")));
+    await page.screenshot({ path: path.join(artifacts, "testing.png") });
+  });
+
+  await expectation("history", async () => {
+    await page.keyboard.press("Escape");
+    await openFile("tone.rubric.yaml");
+    await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("last run:")', { timeout: 60000 });
+    result.lens = await page.$eval('.monaco-editor .codelens-decoration:has-text("last run:")', (lens) => lens.innerText);
+    await palette(">AI Eval: Show Run History");
+    // The webview's document sits two frames down; find the one that drew the trend.
+    const deadline = Date.now() + 60000;
+    let panel;
+    while (!panel && Date.now() < deadline) {
+      for (const frame of page.frames()) {
+        if (await frame.$("svg polyline.rate").catch(() => null)) panel = frame;
+      }
+      if (!panel) await new Promise((r) => setTimeout(r, 300));
+    }
+    if (!panel) throw new Error("the history panel never showed its trend");
+    result.history = {
+      title: await panel.$eval("h1", (h) => h.innerText),
+      runs: await panel.$$eval("table.runs tr", (rows) => rows.length - 1),
+      diff: await panel.$eval("#diff", (d) => d.innerText),
+      bandPoints: await panel.$eval("svg polygon.band", (p) => p.getAttribute("points").split(" ").length),
+    };
+    await page.screenshot({ path: path.join(artifacts, "history.png") });
+  });
+
+  await expectation("oneNotificationPerRun", async () => {
+    await palette(">Notifications: Show Notifications");
+    await page.waitForSelector(".notifications-center", { timeout: 30000 });
+    result.allNotifications = await page.$$eval(".notifications-center .notification-list-item-message", (items) => items.map((item) => item.innerText));
+    await page.keyboard.press("Escape");
   });
 
   await expectation("bundledServer", async () => {

@@ -1,11 +1,21 @@
 // The VS Code client: starts `ai-eval-lsp serve` with the user's Python (or the server bundled in
 // the .vsix when that Python lacks it), shows the documents the server names as rubric or cases
-// files in the AI Eval language, and gives the server's runs a face (commands, a notification, a
-// results view, a status bar). Behaviour lives in the server.
+// files in the AI Eval language, and gives the server's runs a face (commands, one notification
+// per run, a results view, cases as tests in the Testing view, a run history panel, a status
+// bar). Behaviour lives in the server.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as vscode from "vscode";
-import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+import {
+  ClientCapabilities,
+  DidChangeConfigurationNotification,
+  FeatureState,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  StaticFeature,
+} from "vscode-languageclient/node";
 import { selectWheels } from "./bundle";
 import { ResultRow, rowDetails, runSummary, statusText } from "./format";
 import {
@@ -23,9 +33,12 @@ import {
 import { provideBundledServer, readManifest } from "./provision";
 import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
+import { showHistory } from "./historyPanel";
+import { CasesTests } from "./testing";
 
 const run = promisify(execFile);
 let client: LanguageClient | undefined;
+let casesTests: CasesTests | undefined;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
 const runs: ResultRow[] = [];
@@ -63,6 +76,19 @@ async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise<string
     return undefined;
   }
 }
+
+// This client shows every `aiEval/runComplete` itself, so the server sends no message of its own
+// for a run (one notification per run, not two).
+const showsRuns: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), aiEval: { runComplete: true } };
+  },
+  initialize(): void {},
+  getState(): FeatureState {
+    return { kind: "static" };
+  },
+  clear(): void {},
+};
 
 function fail(message: string): void {
   output.appendLine(message);
@@ -164,6 +190,15 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
         diagnosticsArrived(document instanceof vscode.Uri ? document : document.uri);
         return report;
       },
+      // The last-run lens names `aiEval.history`: its answer opens the history panel.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        const argument = args[0] as { target?: string; uri?: string } | undefined;
+        if (command === "aiEval.history" && argument?.target && result) {
+          await showHistory(languageClient, argument.target, argument.uri, (result as { rows: ResultRow[] }).rows);
+        }
+        return result;
+      },
       workspace: {
         configuration: async (params, token, next) => {
           const values = await next(params, token);
@@ -178,6 +213,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   const languageClient = new LanguageClient("aiEval", "AI Eval", serverOptions, clientOptions);
+  languageClient.registerFeature(showsRuns);
   client = languageClient;
   languageClient.onDidChangeState(({ newState }) => {
     statusShowsFolder = undefined;
@@ -190,10 +226,13 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     runs.push(row);
     runsChanged.fire();
     const show = row.passed_gate === 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(`AI Eval run complete: ${runSummary(row)}`);
+    void show(`AI Eval run complete: ${runSummary(row)}`, "Show History").then((picked) => {
+      if (picked) void showHistory(languageClient, row.target_id, undefined).catch((error) => output.appendLine(`${error}`));
+    });
   });
   await languageClient.start();
   await refreshStatus();
+  void casesTests?.refresh();
   context.subscriptions.push({ dispose: () => void languageClient.stop() });
 }
 
@@ -293,6 +332,22 @@ async function runCheckOnResponse(): Promise<void> {
   }
 }
 
+// The active rubric's history (its id from its last-run lens), else a target the user names.
+async function showHistoryOfActive(): Promise<void> {
+  if (!client) return;
+  const document = vscode.window.activeTextEditor?.document;
+  const lenses = document ? await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", document.uri) : [];
+  const lens = (lenses ?? []).find((candidate) => candidate.command?.command === "aiEval.history");
+  const argument = lens?.command?.arguments?.[0] as { target: string; uri?: string } | undefined;
+  const target = argument?.target ?? (await vscode.window.showInputBox({ prompt: "The rubric id whose runs to show" }));
+  if (!target) return;
+  try {
+    await showHistory(client, target, argument?.uri ?? document?.uri.toString());
+  } catch (error) {
+    void vscode.window.showErrorMessage(`AI Eval: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
 async function exportSchema(): Promise<void> {
   if (!client) return;
   // Each workspace folder has its own combined schema: the active document's, else the first's.
@@ -315,9 +370,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.text = statusText("starting");
   // The server starts for any YAML workspace; the status shows where it matters, in AI Eval files.
   showStatusForActiveEditor();
+  casesTests = new CasesTests(() => client, output);
+  // Cases come and go with YAML files: the tests are listed again a moment after a change.
+  let relist: NodeJS.Timeout | undefined;
+  const relistSoon = (uris: readonly vscode.Uri[]): void => {
+    if (!uris.some((uri) => /\.ya?ml$/.test(uri.path))) return;
+    clearTimeout(relist);
+    relist = setTimeout(() => void casesTests?.refresh(), 500);
+  };
   context.subscriptions.push(
     output,
     status,
+    casesTests,
+    vscode.workspace.onDidSaveTextDocument((document) => relistSoon([document.uri])),
+    vscode.workspace.onDidCreateFiles((event) => relistSoon(event.files)),
+    vscode.workspace.onDidDeleteFiles((event) => relistSoon(event.files)),
+    vscode.workspace.onDidRenameFiles((event) => relistSoon(event.files.flatMap((file) => [file.oldUri, file.newUri]))),
+    vscode.commands.registerCommand("aiEval.client.showHistory", showHistoryOfActive),
     vscode.window.registerTreeDataProvider("aiEval.runs", new RunsView()),
     vscode.commands.registerCommand("aiEval.client.runCheckOnResponse", runCheckOnResponse),
     vscode.commands.registerCommand("aiEval.client.runRubric", () => serverCommandOnActive("aiEval.runRubric")),

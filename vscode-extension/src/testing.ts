@@ -1,0 +1,117 @@
+// Cases files as tests in VS Code's Testing view: file -> cases, found through the server's
+// workspace symbols (every case of every cases file, where it is), run with `aiEval.runCases`
+// (a case alone with `caseIds`). A failed case's message stands at the case in its file.
+import * as vscode from "vscode";
+import { LanguageClient } from "vscode-languageclient/node";
+import { RunAnswer, caseResult } from "./results";
+
+interface SymbolInformation {
+  name: string;
+  kind: number;
+  location: { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } };
+  containerName?: string;
+}
+
+const EVENT = 24; // SymbolKind.Event: how the server lists cases
+
+export class CasesTests implements vscode.Disposable {
+  readonly controller = vscode.tests.createTestController("aiEval.cases", "AI Eval cases");
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: () => LanguageClient | undefined,
+    private readonly output: vscode.LogOutputChannel,
+  ) {
+    this.controller.refreshHandler = () => this.refresh();
+    this.controller.createRunProfile("Run", vscode.TestRunProfileKind.Run, (request, token) => this.run(request, token), true);
+  }
+
+  dispose(): void {
+    this.controller.dispose();
+  }
+
+  // Ask the server again for every case; one refresh at a time, the latest wins.
+  refresh(): Promise<void> {
+    this.refreshing ??= this.discover().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async discover(): Promise<void> {
+    const client = this.client();
+    if (!client) return;
+    let symbols: SymbolInformation[];
+    try {
+      symbols = (await client.sendRequest<SymbolInformation[] | null>("workspace/symbol", { query: "" })) ?? [];
+    } catch (error) {
+      this.output.appendLine(`could not list the cases: ${error instanceof Error ? error.message : error}`);
+      return;
+    }
+    const files = new Map<string, vscode.TestItem>();
+    for (const symbol of symbols.filter((s) => s.kind === EVENT)) {
+      const uri = vscode.Uri.parse(symbol.location.uri);
+      const key = uri.toString();
+      let file = files.get(key);
+      if (!file) {
+        file = this.controller.createTestItem(key, symbol.containerName ?? vscode.workspace.asRelativePath(uri), uri);
+        files.set(key, file);
+      }
+      const { start, end } = symbol.location.range;
+      const item = this.controller.createTestItem(`${key}#${symbol.name}`, symbol.name, uri);
+      item.range = new vscode.Range(start.line, start.character, end.line, end.character);
+      file.children.add(item);
+    }
+    this.controller.items.replace([...files.values()].sort((a, b) => a.label.localeCompare(b.label)));
+  }
+
+  private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const client = this.client();
+    const run = this.controller.createTestRun(request);
+    // What to run, by cases file: the whole file, or the cases asked for.
+    const wanted = new Map<vscode.TestItem, Set<vscode.TestItem> | "all">();
+    const roots: vscode.TestItem[] = request.include ? [...request.include] : [];
+    if (!request.include) this.controller.items.forEach((item) => roots.push(item));
+    for (const item of roots) {
+      const file = item.parent ?? item;
+      const chosen = wanted.get(file);
+      if (item === file || chosen === "all") wanted.set(file, "all");
+      else wanted.set(file, (chosen ?? new Set<vscode.TestItem>()).add(item));
+    }
+    for (const [file, chosen] of wanted) {
+      const cases: vscode.TestItem[] = [];
+      file.children.forEach((item) => {
+        if ((chosen === "all" || chosen.has(item)) && !request.exclude?.includes(item)) cases.push(item);
+      });
+      if (!client || token.isCancellationRequested) {
+        cases.forEach((item) => run.skipped(item));
+        continue;
+      }
+      cases.forEach((item) => run.started(item));
+      const argument: Record<string, unknown> = { uri: file.uri?.toString() };
+      if (chosen !== "all" || cases.length !== file.children.size) argument.caseIds = cases.map((item) => item.label);
+      try {
+        const answer = await client.sendRequest<RunAnswer>("workspace/executeCommand", { command: "aiEval.runCases", arguments: [argument] }, token);
+        run.appendOutput(`${file.label}: run ${answer.row.run_id}, pass rate ${answer.row.pass_rate.toFixed(2)}\r\n`);
+        for (const item of cases) this.report(run, item, answer);
+      } catch (error) {
+        const message = new vscode.TestMessage(`the run did not finish: ${error instanceof Error ? error.message : error}`);
+        cases.forEach((item) => (token.isCancellationRequested ? run.skipped(item) : run.errored(item, message)));
+      }
+    }
+    run.end();
+  }
+
+  private report(run: vscode.TestRun, item: vscode.TestItem, answer: RunAnswer): void {
+    const result = caseResult(item.label, answer);
+    if (result.state === "passed") {
+      run.passed(item);
+      return;
+    }
+    const messages = result.messages.map(({ text, expected, actual }) => {
+      const message = expected !== undefined && actual !== undefined ? vscode.TestMessage.diff(text, expected, actual) : new vscode.TestMessage(text);
+      if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
+      return message;
+    });
+    if (result.state === "errored") run.errored(item, messages);
+    else run.failed(item, messages);
+  }
+}
