@@ -158,7 +158,7 @@ def _start() -> Process:
 def main() -> None:
     """Answer execute requests, one JSON line each, until stdin closes (or the server is gone)."""
     parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
 
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
@@ -186,7 +186,7 @@ def main() -> None:
         protocol.write(MARK + json.dumps(answer).encode("utf-8") + b"\n")
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     # The host runs in its own session, so a server killed outright takes no signal to it, and a
     # check stuck in a loop never reads the closed stdin: the orphan would run on for ever. It
     # leads its process group, so what a plugin started goes with it.

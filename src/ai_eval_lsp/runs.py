@@ -18,8 +18,9 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.api import CheckOutcome
+from ai_eval_lsp.caseworkers import Cancelled, Prepared, grade_in_workers, workers_for
 from ai_eval_lsp.core.compare import Diff, diff
-from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
+from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, RubricSource
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
@@ -140,9 +141,36 @@ class RubricLibrary:
             self.loaded[summary.path] = LoadedRubric(str(summary.id), summary.version, analysis.root.value)
         return self.loaded[summary.path]
 
+    def prepare(self, ref: str) -> Prepared:
+        """Every reference a run of `ref` may meet (the rubric and, transitively, its composites'),
+        resolved now: what a case worker is given instead of the workspace."""
+        prepared: dict[str, Mapping[str, Any] | str | None] = {}
+        pending = [ref]
+        while pending:
+            wanted = pending.pop()
+            if wanted in prepared:
+                continue
+            try:
+                rubric = self(wanted)
+            except RubricError as err:
+                prepared[wanted] = str(err)
+                continue
+            prepared[wanted] = (
+                {"id": rubric.id, "version": rubric.version, "data": rubric.data} if rubric else None
+            )
+            checks = rubric.data.get("checks") if rubric else None
+            pending += [
+                check["rubric"]
+                for check in (checks if isinstance(checks, list) else [])
+                if isinstance(check, Mapping)
+                and check.get("kind") == "composite"
+                and isinstance(check.get("rubric"), str)
+            ]
+        return prepared
+
 
 @contextlib.contextmanager
-def evaluating(project: Project, library: RubricLibrary) -> Iterator[Evaluator]:
+def evaluating(project: Project, library: RubricSource) -> Iterator[Evaluator]:
     """An evaluator over a library of rubrics; its Python plugins run in one plugin host and its
     PHP executors in one PHP worker, each stopped when the evaluator is done."""
     timeout = project.settings.run_timeout_seconds
@@ -258,16 +286,33 @@ def run(
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
     started, clock = time.time(), time.perf_counter()
     library = _library(project, options)
-    results: list[CaseResult] = []
-    seen: set[str] = set()
     cancellation = options.cancellation or Cancellation()
-    with evaluating(project, library) as evaluator:
-        for number, case in enumerate(cases):
-            if cancellation.cancelled:
-                raise RunCancelled
-            results.append(_run_case(evaluator, library, ref, number, case, seen))
-            if options.progress is not None:
-                options.progress(number + 1, len(cases))
+    named = list(zip(case_names(cases), cases, strict=True))
+    workers = workers_for(len(cases))
+    if workers > 1:
+        try:
+            results, cannot_run = grade_in_workers(
+                project.root,
+                project.settings,
+                ref,
+                named,
+                library.prepare(ref),
+                workers,
+                lambda done: options.progress(done, len(cases)) if options.progress else None,
+                lambda: cancellation.cancelled,
+            )
+        except Cancelled:
+            raise RunCancelled from None
+    else:
+        results = []
+        with evaluating(project, library) as evaluator:
+            for number, (name, case) in enumerate(named):
+                if cancellation.cancelled:
+                    raise RunCancelled
+                results.append(grade(evaluator, library, ref, name, case))
+                if options.progress is not None:
+                    options.progress(number + 1, len(cases))
+        cannot_run = evaluator.cannot_run
     config = {
         "cases_file": project.relative(cases_path),
         "rubrics": sorted(
@@ -291,7 +336,7 @@ def run(
     comparison = diff(previous, stored, store.cases(previous), records) if previous else None
     skipped = [
         f"warning: {count} check{'s were' if count != 1 else ' was'} skipped: {reason}"
-        for reason, count in evaluator.cannot_run.items()
+        for reason, count in cannot_run.items()
     ]
     result = RunResult(stored, results, gate, comparison, [*skipped, *_regression(comparison)])
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
@@ -299,15 +344,22 @@ def run(
     return result
 
 
-def _run_case(
-    evaluator: Evaluator, library: RubricLibrary, ref: str, number: int, case: Any, seen: set[str]
-) -> CaseResult:
+def case_names(cases: Sequence[Any]) -> list[str]:
+    """Each case's name in the results: `case_name`, and a repeated one told apart by its place
+    (`check` reports the duplicate; the row keeps both cases)."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for number, case in enumerate(cases):
+        name = case_name(number, case)
+        names.append(f"{name} (cases[{number}])" if name in seen else name)
+        seen.add(name)
+    return names
+
+
+def grade(evaluator: Evaluator, rubrics: RubricSource, ref: str, name: str, case: Any) -> CaseResult:
+    """One case graded: its verdict, or why it has none."""
     if not isinstance(case, Mapping):
-        return CaseResult(f"cases[{number}]", None, "the case is not a mapping", None)
-    name = case_name(number, case)
-    if name in seen:  # `check` reports the duplicate; the row keeps both cases
-        name = f"{name} (cases[{number}])"
-    seen.add(name)
+        return CaseResult(name, None, "the case is not a mapping", None)
     expect = case.get("expect") if case.get("expect") in ("pass", "fail") else None
     response, question = case.get("response"), case.get("question", {})
     if not isinstance(response, str):
@@ -315,7 +367,7 @@ def _run_case(
     if not isinstance(question, Mapping):
         return CaseResult(name, None, "`question` must be a mapping", expect)
     try:
-        rubric = library(ref)
+        rubric = rubrics(ref)
         if rubric is None:
             return CaseResult(name, None, f"no rubric `{ref}` in the workspace", expect)
         verdict = evaluator.evaluate(rubric, response, question)

@@ -5,7 +5,6 @@ Authoring errors fail the check with the cause in the reason; nothing is skipped
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,8 +13,6 @@ import regex
 
 from ai_eval_lsp.api import CheckOutcome, Services
 from ai_eval_lsp.core.lints import compile_pattern
-
-_WHITESPACE = re.compile(r"\s+")
 
 
 def _quoted(values: Sequence[str]) -> str:
@@ -86,7 +83,7 @@ class StringCheckExecutor:
 
 def normalize(text: str) -> str:
     """NFKC, case folding, whitespace runs collapsed to one space, trimmed."""
-    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 class TargetMatchExecutor:
