@@ -34,7 +34,8 @@ from ai_eval_lsp.core.results import CaseResult
 from ai_eval_lsp.settings import Settings
 
 PARALLEL_FROM = 200
-"""A run of fewer cases stays in its own process: starting a worker costs ~0.4 s."""
+"""Cases per worker at least: starting one costs ~0.4 s, so a run of fewer than twice this many
+stays in its own process."""
 START_SECONDS = 60.0
 POLL_SECONDS = 0.1
 MAX_WORKERS = 8
