@@ -98,7 +98,7 @@ def main() -> None:
 
     workers = workers_for(args.cases)
     print(
-        f"{args.cases} cases, {workers} case workers (parallel from {PARALLEL_FROM} cases); median of {args.repeat}"
+        f"{args.cases} cases, {workers} case workers (one per {PARALLEL_FROM} cases, up to one per core); median of {args.repeat}"
     )
     print(f"{'':<44}{'cases/s':>10}{'s':>8}")
     for name, seconds in (
