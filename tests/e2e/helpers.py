@@ -169,6 +169,49 @@ async def quick_fix(client: LanguageClient, uri: str, problem: types.Diagnostic)
     )
 
 
+def offset(text: str, position: types.Position, encoding: str) -> int:
+    """Where an LSP position falls in `text`: lines end at \n, \r\n or \r, and the character
+    counts units of the negotiated encoding, as editors count them."""
+    at, line = 0, 0
+    while line < position.line:
+        breaks = [i for i in (text.find("\n", at), text.find("\r", at)) if i != -1]
+        if not breaks:
+            return len(text)
+        at = min(breaks) + (2 if text.startswith("\r\n", min(breaks)) else 1)
+        line += 1
+    units = 0
+    while at < len(text) and text[at] not in "\r\n" and units < position.character:
+        char = text[at]
+        units += {"utf-8": len(char.encode("utf-8")), "utf-16": 2 if ord(char) > 0xFFFF else 1}.get(
+            encoding, 1
+        )
+        at += 1
+    return at
+
+
+def apply_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """The text after a workspace edit's edits, applied by their ranges as an editor applies them
+    (all ranges refer to the text before any edit)."""
+    spans = sorted(
+        (
+            (offset(text, e.range.start, encoding), offset(text, e.range.end, encoding), e.new_text)
+            for e in edits
+        ),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+async def fixed(client: LanguageClient, uri: str, text: str, problem: types.Diagnostic) -> tuple[str, str]:
+    """The quick fix of a problem: its title, and the document's text once the editor applied it."""
+    fix = await quick_fix(client, uri, problem)
+    assert fix.edit is not None and fix.edit.changes is not None and set(fix.edit.changes) == {uri}
+    encoding = client.position_encoding  # type: ignore[attr-defined]
+    return fix.title, apply_edits(text, list(fix.edit.changes[uri]), encoding)
+
+
 async def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(

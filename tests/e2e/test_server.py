@@ -11,13 +11,11 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from e2e.helpers import (
-    change,
     completion_labels,
     current_diagnostics,
     diagnostics,
     open_document,
     pulls,
-    quick_fix,
     root,
 )
 
@@ -51,19 +49,6 @@ async def test_exact_diagnostics_in_utf16(client: LanguageClient) -> None:
 async def test_a_plugin_kind_is_accepted(client: LanguageClient) -> None:
     uri = await open_document(client, "tone.rubric.yaml")
     assert await diagnostics(client, uri) == []
-
-
-async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient) -> None:
-    text = "id: fixable\nversion: 1.10\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n"
-    uri = await open_document(client, "fixable.rubric.yaml", text)
-    found = await diagnostics(client, uri)
-    (problem,) = found
-    fix = await quick_fix(client, uri, problem)
-    assert fix.title == 'Quote the version as "1.10"'
-    (edit,) = fix.edit.changes[uri]  # type: ignore[union-attr,index]
-    fixed = text.replace("1.10", edit.new_text)
-    await change(client, uri, 2, fixed)
-    assert await diagnostics(client, uri, 2) == []
 
 
 @pytest.mark.parametrize(
@@ -317,16 +302,6 @@ async def test_create_cases_file_where_none_names_the_rubric(client: LanguageCli
     assert not any(
         isinstance(a, types.CodeAction) and a.title.startswith("Create cases file") for a in covered
     )
-
-
-async def test_did_you_mean_fixes_a_kind(client: LanguageClient) -> None:
-    text = 'id: typo\nversion: "1.0"\nchecks:\n  - {kind: regexp, pattern: x}\nscoring: {combine: all_pass}\n'
-    uri = await open_document(client, "typo.rubric.yaml", text)
-    (problem,) = await diagnostics(client, uri)
-    fix = await quick_fix(client, uri, problem)
-    assert fix.title == "Change `regexp` to `regex`"
-    await change(client, uri, 2, text.replace("regexp", fix.edit.changes[uri][0].new_text))  # type: ignore[index,union-attr]
-    assert await diagnostics(client, uri, 2) == []
 
 
 async def test_a_cycle_carries_its_chain_as_related_information(client: LanguageClient) -> None:
