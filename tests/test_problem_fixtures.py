@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from conftest import FIXTURES, Expected, expectations
 from ai_eval_lsp.core.problems import SEVERITY_OF_CODE
 from ai_eval_lsp.project import Project
 
+CHAIN = re.compile(r"[^\s:;`]+(?: → [^\s:;`]+)+")
 PROBLEM_FILES = sorted((FIXTURES / "problems").glob("*.yaml"))
 WORKSPACE_FILES = sorted((FIXTURES / "workspaces").rglob("*.yaml"))
 
@@ -41,6 +43,10 @@ def check_file(project: Project, path: Path) -> None:
     for e in expected:
         messages = [m for f, m in found if (f.code, f.start, f.end) == (e.code, e.start, e.end)]
         assert any(e.fragment in m for m in messages), (e.fragment, messages)
+        # A chain of rubrics (a cycle, too deep a nesting) is compared whole: `x → y → x` must not
+        # pass for `z → x → y → x`.
+        if CHAIN.search(e.fragment):
+            assert any(CHAIN.findall(m) == CHAIN.findall(e.fragment) for m in messages), (e.fragment, messages)
 
 
 @pytest.mark.parametrize("path", PROBLEM_FILES, ids=lambda p: p.stem)

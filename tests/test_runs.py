@@ -419,3 +419,44 @@ def test_a_run_that_scored_nothing_is_not_a_regression(workspace: Path) -> None:
     )  # no response: errored
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
     assert result.row["error_count"] == 1 and result.notices == []
+
+
+def test_the_projects_time_limit_stops_a_catastrophic_regex_in_the_cli(workspace: Path) -> None:
+    (workspace / "ai-eval.toml").write_text("runTimeoutSeconds = 0.7\n")
+    (workspace / "slow.rubric.yaml").write_text(
+        'id: slow\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: "(a+)+$"}\nscoring: {combine: all_pass}\n'
+    )
+    (workspace / "s.cases.yaml").write_text("rubric: slow\ncases:\n" + case("a", "a" * 50_000 + "b"))
+    finished = run_cli(workspace, "--format", "json", str(workspace / "s.cases.yaml"))
+    (report,) = json.loads(finished.stdout)
+    (outcome,) = report["verdicts"]["a"]["outcomes"]
+    assert outcome["reason"].startswith("matching took longer than 0.7 s and was stopped")
+
+
+@pytest.mark.parametrize(("weight", "noticed"), [(49, False), (51, True)])
+def test_a_regression_is_a_drop_of_more_than_half_a_point(
+    workspace: Path, weight: int, noticed: bool
+) -> None:
+    """One case, and the rubric's check `a` (of weight `weight` in 500) failing in the second run:
+    the average falls by 5 x weight / 500, 0.49 or 0.51 points."""
+
+    def rubric(word: str) -> str:
+        return (
+            'id: support_tone\nversion: "1.0"\nchecks:\n'
+            f"  - {{id: a, kind: must_contain_any, values: [{word}]}}\n"
+            "  - {id: b, kind: must_contain_any, values: [sorry]}\n"
+            f"scoring: {{combine: weighted_avg, weights: {{a: {weight}, b: {500 - weight}}}}}\n"
+        )
+
+    (workspace / "t.cases.yaml").write_text(cases(case("one", "sorry")))
+    (workspace / "tone.rubric.yaml").write_text(rubric("sorry"))
+    run_cases(project(workspace), workspace / "t.cases.yaml")
+    (workspace / "tone.rubric.yaml").write_text(rubric("zebra"))
+    result = run_cases(project(workspace), workspace / "t.cases.yaml")
+    drop = 5 * weight / 500
+    assert result.row["avg_score"] == pytest.approx(5 - drop)
+    regressions = [n for n in result.notices if n.startswith("regression:")]
+    expected = [
+        f"regression: support_tone dropped {drop:.2f} points, from 5.00 to {5 - drop:.2f} over 1 cases"
+    ]
+    assert regressions == (expected if noticed else [])
