@@ -46,7 +46,10 @@ def check_file(project: Project, path: Path) -> None:
         # A chain of rubrics (a cycle, too deep a nesting) is compared whole: `x → y → x` must not
         # pass for `z → x → y → x`.
         if CHAIN.search(e.fragment):
-            assert any(CHAIN.findall(m) == CHAIN.findall(e.fragment) for m in messages), (e.fragment, messages)
+            assert any(CHAIN.findall(m) == CHAIN.findall(e.fragment) for m in messages), (
+                e.fragment,
+                messages,
+            )
 
 
 @pytest.mark.parametrize("path", PROBLEM_FILES, ids=lambda p: p.stem)

@@ -123,8 +123,13 @@ def test_the_history_panel_and_the_last_run_lens(e2e: dict[str, Any]) -> None:
 
 
 def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
-    """The extension shows each run; the server, told so, sends no message of its own."""
+    """`aiEval/runComplete` comes once per run; the extension shows each, and the server, told so,
+    sends no message of its own."""
     expectation(e2e, "oneNotificationPerRun")
+    # one Run Cases, and the Testing view's run of its two cases files: three notifications
+    assert len(e2e["runsListed"]) == 3 and all(
+        row.startswith("support_tone: pass rate") for row in e2e["runsListed"]
+    )
     shown = e2e["allNotifications"]
     assert any(n.startswith("AI Eval run complete: support_tone") for n in shown), shown
     assert not [n for n in shown if n.startswith("support_tone: pass rate")], shown

@@ -134,11 +134,12 @@ async def test_definition_references_and_rename(client: LanguageClient) -> None:
 
 async def test_run_cases_reports_progress_and_run_complete(client: LanguageClient) -> None:
     uri = (root(client) / "tone.cases.yaml").as_uri()
-    waiter = asyncio.ensure_future(client.wait_for_notification("aiEval/runComplete"))
+    completed: list[Any] = client.completed_runs  # type: ignore[attr-defined]
+    before = len(completed)
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams("aiEval.runCases", [{"uri": uri}])
     )
-    notification = await asyncio.wait_for(waiter, 10)
+    (notification,) = completed[before:]  # once, and before the answer: messages arrive in order
     row: Any = result["row"]
     fields = RESULT_ROW_FIELDS
     assert set(row) == fields
@@ -189,11 +190,18 @@ async def test_the_server_keeps_serving_after_a_handler_fails(client: LanguageCl
     assert "check_word_count" in schema["$defs"]
 
 
+async def announced(client: LanguageClient, uri: str) -> None:
+    while uri not in client.roles:  # type: ignore[attr-defined]
+        await asyncio.sleep(0.01)
+
+
 async def test_other_yaml_gets_nothing(client: LanguageClient) -> None:
     uri = await open_document(
         client, "docker-compose.yaml", "services:\n  web: {image: nginx, kind: regexp}\n"
     )
-    await asyncio.sleep(0.3)
+    # The server's word on its role comes once it has read it: from then on, it never reports on it.
+    await asyncio.wait_for(announced(client, uri), 10)
+    assert client.roles[uri] is None  # type: ignore[attr-defined]
     if pulls(client):
         report = await client.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
@@ -261,17 +269,22 @@ async def test_completion_in_a_cases_file(client: LanguageClient) -> None:
 
 async def test_run_rubric_with_a_response_and_on_its_cases(client: LanguageClient) -> None:
     uri = await open_document(client, "tone.rubric.yaml")
+    completed: list[Any] = client.completed_runs  # type: ignore[attr-defined]
+    before = len(completed)
     one = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(
             "aiEval.runRubric", [{"uri": uri, "response": "So sorry, the refund is coming."}]
         )
     )
+    # each run's runComplete comes once, before its answer (messages arrive in order)
+    assert [note.run_id for note in completed[before:]] == [one["row"]["run_id"]]
     assert one["verdict"]["passed"] is True and one["row"]["question_count"] == 1
     assert [o["checkId"] for o in one["verdict"]["outcomes"]] == ["apologises", "length"]
     every = await client.workspace_execute_command_async(
         types.ExecuteCommandParams("aiEval.runRubric", [{"uri": uri}])
     )
     (run,) = every["runs"]
+    assert [note.run_id for note in completed[before:]] == [one["row"]["run_id"], run["row"]["run_id"]]
     assert run["casesUri"].endswith("/tone.cases.yaml") and run["row"]["question_count"] == 2
     assert set(run["verdicts"]) == {"polite", "curt"}
 

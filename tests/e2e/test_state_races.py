@@ -229,6 +229,23 @@ async def reopened(client: LanguageClient, tmp_path: Path, first: str, then: str
     return uri, mine[cleared + 1 :]
 
 
+async def drained(client: LanguageClient, uri: str) -> None:
+    """Return once an analysis the server started before now has finished (and its result been
+    committed or dropped). Analyses run two at a time, first come first served: two documents of
+    four times `big_rubric`'s size, opened now and checked, have kept one thread busy with eight
+    times the work of any earlier analysis, which therefore ended before they did."""
+    base = Path(to_fs_path(uri) or uri).parent
+    barrier = big_rubric("barrier", broken=True).replace(
+        "scoring:",
+        "".join(f"  - {{id: d{n}, kind: must_contain_any, values: [a, b]}}\n" for n in range(1200))
+        + "scoring:",
+    )
+    opened = [await open_document(client, base / f"drain{n}.rubric.yaml", barrier) for n in (1, 2)]
+    for each in opened:
+        assert set(codes(await asyncio.wait_for(diagnostics(client, each), TIMEOUT))) >= BROKEN_CODES
+        close(client, each)
+
+
 async def test_a_result_for_a_closed_document_never_reaches_its_reopening(
     any_client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -241,7 +258,7 @@ async def test_a_result_for_a_closed_document_never_reaches_its_reopening(
     if not pulls(client):
         assert client.diagnostic_versions[uri] == 1  # type: ignore[attr-defined]
         assert after_close and all(found == [] for _, _, found in after_close), after_close
-    await asyncio.sleep(0.3)  # a late result for the closed document would land by now
+    await drained(client, uri)  # a late result for the closed document would have landed
     assert await current_diagnostics(client, uri) == []
 
 
@@ -255,7 +272,7 @@ async def test_a_reopened_document_gets_its_own_problems(any_client: LanguageCli
     if not pulls(client):
         assert after_close and set(after_close[-1][2]) == BROKEN_CODES, after_close
         assert all(set(found) == BROKEN_CODES for _, _, found in after_close), after_close
-    await asyncio.sleep(0.3)
+    await drained(client, uri)
     assert set(codes(await current_diagnostics(client, uri))) == BROKEN_CODES
 
 

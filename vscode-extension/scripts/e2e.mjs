@@ -301,6 +301,13 @@ try {
   });
 
   await expectation("oneNotificationPerRun", async () => {
+    // Every run so far has answered (Run Cases, then the Testing view's run of each cases file,
+    // which ends once its answers came), and each sent its runComplete before its answer: the
+    // "AI Eval Runs" view lists each notification once.
+    await palette(">Explorer: Focus on AI Eval Runs View");
+    const runsView = '.pane:has(.pane-header:has-text("AI Eval Runs")) .monaco-list-row';
+    await page.waitForSelector(runsView, { timeout: 30000 });
+    result.runsListed = await page.$$eval(runsView, (rows) => rows.map((row) => row.innerText));
     await palette(">Notifications: Show Notifications");
     await page.waitForSelector(".notifications-center", { timeout: 30000 });
     result.allNotifications = await page.$$eval(".notifications-center .notification-list-item-message", (items) => items.map((item) => item.innerText));
