@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import FIXTURES
 from contract import CORE_KINDS
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ai_eval_lsp.core.analysis import Rules, analyse_rubric
@@ -40,10 +40,71 @@ def comparable(problem: Problem) -> tuple[Any, ...]:
     return (problem.code, problem.span, problem.message, problem.related)
 
 
-def assert_equivalent(text: str, paths: tuple[Rules, Rules, jsonschema.Draft202012Validator]) -> None:
+class Calls:
+    """How often python-jsonschema validated: the fast path must never use it."""
+
+    count = 0
+    original = jsonschema.Draft202012Validator.iter_errors
+
+
+def counting_iter_errors(validator: Any, instance: Any) -> Any:
+    Calls.count += 1
+    return Calls.original(validator, instance)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _count_reference_validation() -> Any:
+    jsonschema.Draft202012Validator.iter_errors = counting_iter_errors  # type: ignore[method-assign,assignment]
+    yield
+    jsonschema.Draft202012Validator.iter_errors = Calls.original  # type: ignore[method-assign]
+
+
+def libyaml_defers(text: str) -> bool:
+    """Whether libyaml itself rejects the document, or reads a key only the reference parser may
+    decide (a collection or an alias): the only texts the fast path reads with ruamel.yaml."""
+    keys: list[bool] = []  # per open collection: True when a mapping's next node is a key
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            at_key = bool(keys) and keys[-1]
+            if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                keys.pop()
+                if keys and keys[-1] is not None:
+                    keys[-1] = not keys[-1]
+                continue
+            if at_key and isinstance(event, yaml.CollectionStartEvent | yaml.AliasEvent):
+                return True
+            if isinstance(event, yaml.MappingStartEvent):
+                keys.append(True)
+            elif isinstance(event, yaml.SequenceStartEvent):
+                keys.append(None)  # type: ignore[arg-type]
+            elif isinstance(event, yaml.ScalarEvent | yaml.AliasEvent) and keys and keys[-1] is not None:
+                keys[-1] = not keys[-1]
+    except yaml.YAMLError:
+        return True
+    return False
+
+
+FALLBACKS: dict[str, list[int]] = {}
+"""For each kind of text compared: how many, and how many the fast path read with ruamel.yaml."""
+
+
+def assert_equivalent(
+    text: str, paths: tuple[Rules, Rules, jsonschema.Draft202012Validator], tally: str = "fixtures"
+) -> None:
     fast, reference, combined = paths
+    before = Calls.count
     found_fast = analyse_rubric("r.rubric.yaml", text, fast).problems
+    assert Calls.count == before, "the fast path validated with python-jsonschema"
     found_reference = analyse_rubric("r.rubric.yaml", text, reference).problems
+    read = parse(text, "reference")
+    assert read.parser == "reference"
+    if read.root is not None:
+        assert Calls.count > before, "the reference path did not validate with python-jsonschema"
+    fell_back = parse(text, "fast").parser == "reference"
+    assert fell_back == libyaml_defers(text), "the fast path read with ruamel.yaml what libyaml reads"
+    counts = FALLBACKS.setdefault(tally, [0, 0])
+    counts[0] += 1
+    counts[1] += fell_back
     assert [comparable(p) for p in found_fast] == [comparable(p) for p in found_reference]
     parsed = parse(text, "reference")
     if parsed.root is None or any(p.code == "yaml-syntax" for p in found_fast):
@@ -149,10 +210,19 @@ def rubrics(draw: st.DrawFn) -> str:
     return yaml.safe_dump(rubric, sort_keys=False, allow_unicode=True, default_flow_style=flow)
 
 
+WEIGHTS_DIVERGENCE = (
+    'id: support_tone\nversion: "1.0"\nchecks:\n- {kind: tool_usage}\nscoring:\n  combine: all_pass\n'
+    "  weights: {polite: 0.0, tone: 0.0, 0}\n"
+)
+"""The input the hypothesis test once found diverging (one local run in six): a mapping's key `0`
+read by jsonschema-rs as a list index."""
+
+
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rubrics())
+@example(WEIGHTS_DIVERGENCE)
 def test_generated_rubrics_agree(text: str) -> None:
-    assert_equivalent(text, _PATHS[0])
+    assert_equivalent(text, _PATHS[0], "generated")
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -168,7 +238,7 @@ def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
         st.sampled_from(["", ":", "- ", "\n  ", "[", '"', "{", "&a ", "*a", "!!str ", "#", "? ", "]", "'"])
     )
     cut = data.draw(st.integers(0, 5))
-    assert_equivalent(text[:at] + insert + text[at + cut :], _PATHS[0])
+    assert_equivalent(text[:at] + insert + text[at + cut :], _PATHS[0], "damaged")
 
 
 @pytest.mark.parametrize("weights", ["{polite: 0, 0}", "{polite: 0.0, tone: 0.0, 0}", "{0: x}"])
@@ -190,3 +260,18 @@ def _share_paths(paths: tuple[Rules, Rules, jsonschema.Draft202012Validator]) ->
 
 def test_generated_numbers_keep_their_meaning() -> None:
     assert math.isinf(parse("a: .inf\n").root.value["a"])  # type: ignore[union-attr]
+
+
+def test_the_fast_path_fell_back_for_a_minority_of_texts() -> None:
+    """Runs after the tests above (in file order), and says how often the fast path read a text
+    with ruamel.yaml; each such text is one libyaml rejects or defers (asserted one by one above):
+    never a well-formed generated rubric, a minority of damaged ones."""
+    if "generated" not in FALLBACKS or "damaged" not in FALLBACKS:
+        pytest.skip("it tallies the tests above: run the whole module")
+    for kind, (texts, fell_back) in FALLBACKS.items():
+        print(
+            f"\n{kind}: the fast path read {fell_back} of {texts} texts ({fell_back / texts:.0%}) with ruamel.yaml"
+        )
+    generated, damaged = FALLBACKS["generated"], FALLBACKS["damaged"]
+    assert generated[0] >= 1000 and generated[1] == 0, FALLBACKS
+    assert damaged[0] >= 300 and 0 < damaged[1] < damaged[0] / 2, FALLBACKS

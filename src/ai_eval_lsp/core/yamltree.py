@@ -141,6 +141,9 @@ class Entry:
 class ParseResult:
     root: Node | None
     problems: list[Problem]
+    parser: Parser
+    """The parser that read it: "reference" on the fast path too when libyaml rejected the
+    document, or read a key the reference parser must decide."""
 
 
 def decode(data: bytes) -> tuple[str, list[Problem]]:
@@ -190,14 +193,14 @@ def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | N
     if parser == "fast" and len(text) > REFERENCE_LIMIT:
         failure = _libyaml_failure(text)
         if failure is not None:
-            return ParseResult(None, [_syntax_problem(text, failure)])
+            return ParseResult(None, [_syntax_problem(text, failure)], parser)
     composer = _Composer(text, defer_odd_keys=consult_reference, unmask=unmask)
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
     try:
         composer.run(_events(text, parser))
     except _TooDeep as deep:
-        return ParseResult(None, [deep.problem])
+        return ParseResult(None, [deep.problem], parser)
     except _ReferenceDecides:
         return _parse(text, "reference", fallback, unmask)
     except Exception as err:  # every parser error is reported as the one syntax problem
@@ -210,11 +213,11 @@ def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | N
                 # (past our own limit) bounds its cost.
                 return _parse(text[: mark.index], "reference", fallback, unmask)
             return _parse(text, "reference", fallback, unmask)
-        return ParseResult(None, [_syntax_problem(text, err)])
+        return ParseResult(None, [_syntax_problem(text, err)], parser)
     finally:
         if collecting:
             gc.enable()
-    return ParseResult(composer.root, composer.problems)
+    return ParseResult(composer.root, composer.problems, parser)
 
 
 def _libyaml_failure(text: str) -> Exception | None:
