@@ -14,9 +14,19 @@ from hypothesis import settings
 from ai_eval_lsp.project import Project
 
 # CI replays the same examples every run, so a green build stays green; local runs explore.
+# bench/mutation.py runs the tests once per mutant: a few fixed examples each.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
+settings.register_profile("mutation", derandomize=True, max_examples=20)
+if os.environ.get("AI_EVAL_MUTATION"):
+    settings.load_profile("mutation")
+elif os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def examples(wanted: int) -> int:
+    """How many examples a property test asks for: `wanted`, or fewer under the mutation profile."""
+    return min(wanted, settings.default.max_examples) if os.environ.get("AI_EVAL_MUTATION") else wanted
+
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from contract import CORE_KINDS
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -218,14 +218,14 @@ WEIGHTS_DIVERGENCE = (
 read by jsonschema-rs as a list index."""
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rubrics())
 @example(WEIGHTS_DIVERGENCE)
 def test_generated_rubrics_agree(text: str) -> None:
     assert_equivalent(text, _PATHS[0], "generated")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rubrics(), st.data())
 def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
     """Text cut or spliced anywhere: broken YAML, half-typed keys, stray characters.
@@ -273,5 +273,5 @@ def test_the_fast_path_fell_back_for_a_minority_of_texts() -> None:
             f"\n{kind}: the fast path read {fell_back} of {texts} texts ({fell_back / texts:.0%}) with ruamel.yaml"
         )
     generated, damaged = FALLBACKS["generated"], FALLBACKS["damaged"]
-    assert generated[0] >= 1000 and generated[1] == 0, FALLBACKS
-    assert damaged[0] >= 300 and 0 < damaged[1] < damaged[0] / 2, FALLBACKS
+    assert generated[0] >= examples(1000) and generated[1] == 0, FALLBACKS
+    assert damaged[0] >= examples(300) and 0 < damaged[1] < damaged[0] / 2, FALLBACKS

@@ -172,13 +172,36 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Path) ->
         assert connection.execute("SELECT name FROM sqlite_master").fetchall() == []
 
 
+def test_the_last_run_of_a_target_and_how_many_it_has(tmp_path: Path) -> None:
+    store = ResultStore(tmp_path / "deep" / "er" / "results.sqlite")  # its folders are made
+    assert store.last_run("tone") == (None, 0)
+    assert not store.path.exists()  # reading never creates the database
+    for target in ("tone", "other", "tone"):
+        store.insert(a_row(target), 1.0, [record("a", 5.0, True)])
+    row, runs = store.last_run("tone")
+    assert row is not None and (row["run_id"], row["target_id"], runs) == (3, "tone", 2)
+    assert "runs" not in row
+    assert store.last_run("other")[1] == 1 and store.last_run("none") == (None, 0)
+    assert store.targets() == ["tone", "other"]
+    assert [r["run_id"] for r in store.history("tone")] == [3, 1]
+
+
+def test_a_file_that_is_no_database_is_refused_with_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    path.write_text("these are notes, not a database\n" * 100)
+    with pytest.raises(
+        StoreError, match=rf"^{re.escape(str(path))}: not a results database \(file is not a database\)$"
+    ):
+        ResultStore(path).history("tone")
+
+
 def test_a_fault_between_the_row_and_its_cases_stores_neither(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "results.sqlite")
     unwritable = CaseRecord("b", 5.0, True, "ok", ({"score": object()},))
     with pytest.raises(TypeError):
         store.insert(a_row(), 1.0, [record("a", 5.0, True), unwritable])
-    assert store.rows() == []
     with sqlite3.connect(store.path) as connection:
+        assert connection.execute("SELECT count(*) FROM ai_eval_result").fetchone() == (0,)
         assert connection.execute("SELECT count(*) FROM ai_eval_case").fetchone() == (0,)
         assert connection.execute("SELECT count(*) FROM ai_eval_run").fetchone() == (0,)
 

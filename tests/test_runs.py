@@ -17,7 +17,7 @@ from processes import alive, ends_alone, orphan
 
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
-from ai_eval_lsp.core.results import CaseResult, build_row, wilson_interval
+from ai_eval_lsp.core.results import CaseResult, build_row, gate_failures, wilson_interval
 from ai_eval_lsp.pluginhost import PluginHost
 from ai_eval_lsp.plugins import discover
 from ai_eval_lsp.project import Project
@@ -72,6 +72,14 @@ def test_wilson_at_every_pass() -> None:
     low, high = wilson_interval(10, 10)  # type: ignore[misc]
     assert low == pytest.approx(1 - 0.38416 / 1.38416, abs=1e-9)
     assert high == 1.0
+
+
+@pytest.mark.parametrize("total", [5, 19, 23])
+def test_the_interval_stays_within_zero_and_one(total: int) -> None:
+    """At these sizes the formula itself gives 1 + 2e-16 for all passes and -3e-17 for none: a
+    pass rate's interval is clamped to what a rate can be."""
+    assert wilson_interval(total, total)[1] == 1.0  # type: ignore[index]
+    assert wilson_interval(0, total)[0] == 0.0  # type: ignore[index]
 
 
 def test_no_scored_case_has_no_interval() -> None:
@@ -460,3 +468,28 @@ def test_a_regression_is_a_drop_of_more_than_half_a_point(
         f"regression: support_tone dropped {drop:.2f} points, from 5.00 to {5 - drop:.2f} over 1 cases"
     ]
     assert regressions == (expected if noticed else [])
+
+
+def test_the_gate_names_each_bound_it_missed() -> None:
+    metrics = {"pass_rate": 0.5, "avg_score": 2.25}
+    assert gate_failures({"pass_rate": 0.5, "avg_score": 2.25}, metrics, 4) == []
+    assert gate_failures({"pass_rate": 0.8, "avg_score": 3}, metrics, 4) == [
+        "pass_rate 0.50 < 0.8",
+        "avg_score 2.25 < 3",
+    ]
+    assert gate_failures({"passrate": 0.1}, metrics, 4) == ["`passrate` is not a metric"]
+    assert gate_failures({"pass_rate": 0.0}, metrics, 0) == ["no case was scored"]
+    assert gate_failures(None, metrics, 0) == [] and gate_failures({}, metrics, 0) == []
+
+
+def test_a_case_run_alone_keeps_its_name(workspace: Path) -> None:
+    """A case without an id is `cases[N]` by its place in the file, in a run of it alone too."""
+    (workspace / "t.cases.yaml").write_text(
+        cases(case("a", "sorry"), '  - response: "no"\n', '  - response: "sorry"\n', case("a", "no"))
+    )
+    whole = run_cases(project(workspace), workspace / "t.cases.yaml")
+    assert [c.case_id for c in whole.cases] == ["a", "cases[1]", "cases[2]", "a (cases[3])"]
+    alone = run_cases(project(workspace), workspace / "t.cases.yaml", case_ids=["cases[2]"])
+    assert [(c.case_id, c.verdict.passed if c.verdict else None) for c in alone.cases] == [("cases[2]", True)]
+    both = run_cases(project(workspace), workspace / "t.cases.yaml", case_ids=["a"])
+    assert [c.case_id for c in both.cases] == ["a", "a (cases[3])"]

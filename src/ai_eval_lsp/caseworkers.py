@@ -19,7 +19,6 @@ import json
 import math
 import os
 import pickle
-import subprocess
 import sys
 import threading
 import time
@@ -28,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp.childproc import MARK, Garbled, Process, Timeout
+from ai_eval_lsp.childproc import MARK, Garbled, Process, Timeout, child_protocol, start_child
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.results import CaseResult
 from ai_eval_lsp.settings import Settings
@@ -98,7 +97,7 @@ def grade_in_workers(
                 chunk = chunks.pop(0)
             try:
                 if process is None:
-                    process = _start()
+                    process = start_child("ai_eval_lsp.caseworkers")
                     with lock:
                         processes.append(process)
                     _call(process, start, START_SECONDS)
@@ -166,30 +165,14 @@ def _line(value: Any) -> bytes:
     )
 
 
-def _start() -> Process:
-    popen = subprocess.Popen(
-        [sys.executable, "-P", "-m", "ai_eval_lsp.caseworkers", str(os.getpid())],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    return Process(popen)
-
-
 # --- the child ------------------------------------------------------------------------------------
 
 
 def main() -> None:
     """Set up from the first request, then grade each chunk asked for, until stdin closes."""
-    from ai_eval_lsp.pluginhost import exit_with_parent
+    protocol = child_protocol()
     from ai_eval_lsp.project import Project
     from ai_eval_lsp.runs import evaluating, grade
-
-    parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
-    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
-    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what an executor prints stays off the protocol
 
     with contextlib.ExitStack() as stack:
         evaluator: Evaluator | None = None

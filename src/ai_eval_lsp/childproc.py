@@ -1,5 +1,7 @@
 """A child process that answers JSON lines: read and written with deadlines, never blocking
-forever, and killed as a whole process group. The PHP worker and the Python plugin host are two.
+forever, and killed as a whole process group. The PHP worker, the Python plugin host and the case
+workers are three; the last two are Python children started by `start_child`, and each begins
+with `child_protocol`.
 
 The child writes each protocol message as one line after a `MARK` byte on its stdout; whatever
 else it writes there or on stderr is logged and kept as the `cause()` of a failure.
@@ -14,10 +16,12 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
+import threading
 import time
 import weakref
 from collections import deque
-from typing import Any
+from typing import Any, BinaryIO
 
 _LOG = logging.getLogger(__name__)
 
@@ -25,6 +29,7 @@ MARK = b"\x02"
 _READ_SIZE = 1 << 16
 _CAUSE_LINES = 3
 _STOP_GRACE_SECONDS = 2.0
+PARENT_POLL_SECONDS = 1.0
 
 
 class Timeout(Exception):
@@ -164,3 +169,35 @@ def kill_group(popen: subprocess.Popen[bytes]) -> None:
             popen.wait(timeout=5)
         except subprocess.TimeoutExpired:  # uninterruptible sleep; the kernel reaps it later
             _LOG.warning("child process %d did not die within 5 s of SIGKILL", popen.pid)
+
+
+def start_child(module: str) -> Process:
+    """`python -P -m module <this pid>` in this environment (nothing of the current folder is
+    imported), in a session of its own, so that its whole group can be killed."""
+    popen = subprocess.Popen(
+        [sys.executable, "-P", "-m", module, str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    return Process(popen)
+
+
+def child_protocol() -> BinaryIO:
+    """In a child `start_child` started: end with the parent, and take stdout for the protocol;
+    whatever else the child prints (a plugin's `print`) goes to stderr, off the protocol."""
+    parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return protocol
+
+
+def _exit_with_parent(parent: int) -> None:
+    # The child runs in its own session, so a parent killed outright sends it no signal, and a
+    # check stuck in a loop never reads the closed stdin: the orphan would run on for ever. It
+    # leads its process group, so what it started goes with it.
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os.killpg(0, signal.SIGKILL)

@@ -11,9 +11,6 @@ diagnostics never run a check); only `execute()` goes to the child.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -22,14 +19,13 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp.api import CheckOutcome, Services
-from ai_eval_lsp.childproc import MARK, Exited, Garbled, Process, Timeout
+from ai_eval_lsp.childproc import MARK, Exited, Garbled, Process, Timeout, child_protocol, start_child
 
 if TYPE_CHECKING:
     from ai_eval_lsp.plugins import Plugin
 
 START_SECONDS = 60.0
 """How long the child may take to start and import a plugin, apart from the check's own time."""
-PARENT_POLL_SECONDS = 1.0
 
 
 class PluginHost:
@@ -100,7 +96,7 @@ class PluginHost:
             payload = json.dumps(request).encode("utf-8") + b"\n"
         except (TypeError, ValueError) as err:
             raise _Unsendable(str(err)) from None
-        process = self._process = self._process or _start()
+        process = self._process = self._process or start_child("ai_eval_lsp.pluginhost")
         deadline = time.monotonic() + seconds
         process.send(payload, deadline)
         return process.receive(deadline)
@@ -141,28 +137,14 @@ class HostedExecutor:
         return self.host.execute(self.plugin, self.name, check, response, context)
 
 
-def _start() -> Process:
-    popen = subprocess.Popen(
-        [sys.executable, "-P", "-m", "ai_eval_lsp.pluginhost", str(os.getpid())],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    return Process(popen)
-
-
 # --- the child ------------------------------------------------------------------------------------
 
 
 def main() -> None:
     """Answer execute requests, one JSON line each, until stdin closes (or the server is gone)."""
-    parent = int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid()
-    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
+    protocol = child_protocol()
     from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
 
-    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what a plugin prints stays off the protocol
     services = Services()
     entries = {
         (ep.dist.name if ep.dist else ep.name, ep.name): ep for ep in entry_points(group=EXECUTOR_GROUP)
@@ -184,15 +166,6 @@ def main() -> None:
         elif request["op"] == "execute":
             answer = _execute(plugin.executor, request)
         protocol.write(MARK + json.dumps(answer).encode("utf-8") + b"\n")
-
-
-def exit_with_parent(parent: int) -> None:
-    # The host runs in its own session, so a server killed outright takes no signal to it, and a
-    # check stuck in a loop never reads the closed stdin: the orphan would run on for ever. It
-    # leads its process group, so what a plugin started goes with it.
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL_SECONDS)
-    os.killpg(0, signal.SIGKILL)
 
 
 def _execute(executor: Any, request: Mapping[str, Any]) -> dict[str, Any]:

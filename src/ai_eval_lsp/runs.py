@@ -262,7 +262,7 @@ def run_cases(
     graded, one row stored, subscribers told."""
     data = read_cases(cases_path, project, options.read)
     gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
-    cases = data["cases"]
+    cases, names = data["cases"], case_names(data["cases"])
     if case_ids is not None:
         known = {case_name(number, case) for number, case in enumerate(cases)}
         unknown = [wanted for wanted in case_ids if wanted not in known]
@@ -271,8 +271,10 @@ def run_cases(
                 f"{cases_path}: no case with id {', '.join(f'`{u}`' for u in unknown)}; "
                 f"its cases are {', '.join(f'`{k}`' for k in sorted(known))}"
             )
-        cases = [case for number, case in enumerate(cases) if case_name(number, case) in case_ids]
-    return run(project, data["rubric"], cases, gate, cases_path, options)
+        # named as in a run of the whole file: `cases[3]` stays `cases[3]` when run alone
+        chosen = [n for n, case in enumerate(cases) if case_name(n, case) in case_ids]
+        cases, names = [cases[n] for n in chosen], [names[n] for n in chosen]
+    return run(project, data["rubric"], cases, gate, cases_path, options, names)
 
 
 def run(
@@ -282,12 +284,14 @@ def run(
     gate: dict[str, float] | None,
     cases_path: Path,
     options: RunOptions = RunOptions(),
+    names: Sequence[str] | None = None,
 ) -> RunResult:
-    """A run of `cases` against the rubric `ref`; `cases_path` names where they come from."""
+    """A run of `cases` against the rubric `ref`; `cases_path` names where they come from, and
+    `names` what the results call each case (by default, `case_names`)."""
     started, clock = time.time(), time.perf_counter()
     library = _library(project, options)
     cancellation = options.cancellation or Cancellation()
-    named = list(zip(case_names(cases), cases, strict=True))
+    named = list(zip(names if names is not None else case_names(cases), cases, strict=True))
     workers = workers_for(len(cases))
     if workers > 1:
         try:

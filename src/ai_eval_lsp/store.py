@@ -186,12 +186,6 @@ class ResultStore:
         )
         return found[0] if found else None
 
-    def rows(self, target_id: str | None = None) -> list[dict[str, Any]]:
-        """Every row, oldest first; of one target when it is given."""
-        if target_id is None:
-            return self._select("SELECT * FROM ai_eval_result ORDER BY id")
-        return self._select("SELECT * FROM ai_eval_result WHERE target_id = ? ORDER BY id", (target_id,))
-
     def history(self, target_id: str, limit: int | None = None) -> list[dict[str, Any]]:
         """A target's rows, newest first."""
         return self._select(
