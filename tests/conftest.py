@@ -56,7 +56,8 @@ EXPECT = re.compile(
 
 @dataclass(frozen=True)
 class Expected:
-    """A problem a fixture declares in its `# expect:` lines: 1-based, as `check` prints."""
+    """A problem a fixture declares in its `# expect:` lines: 1-based, as `check` prints, and its
+    whole message (`fragment`)."""
 
     code: str
     start: tuple[int, int]

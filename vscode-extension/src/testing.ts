@@ -17,6 +17,7 @@ const EVENT = 24; // SymbolKind.Event: how the server lists cases
 export class CasesTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController("aiEval.cases", "AI Eval cases");
   private refreshing: Promise<void> | undefined;
+  private again = false;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -30,9 +31,19 @@ export class CasesTests implements vscode.Disposable {
     this.controller.dispose();
   }
 
-  // Ask the server again for every case; one refresh at a time, the latest wins.
+  // Ask the server again for every case, one listing at a time: one asked for while another is
+  // under way runs once that one is done, so the last change is always seen.
   refresh(): Promise<void> {
-    this.refreshing ??= this.discover().finally(() => (this.refreshing = undefined));
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        await this.discover();
+      } while (this.again);
+    })().finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 

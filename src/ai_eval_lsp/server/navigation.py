@@ -1,7 +1,6 @@
 """Navigation: definition of rubric references and weight keys, references and rename of a
 rubric id across the workspace folder, document symbols, and workspace symbols (rubrics and
-cases). Other files are placed from their
-summaries, never read from disk."""
+cases). Other files are placed from their summaries, never read from disk."""
 
 from __future__ import annotations
 
