@@ -65,7 +65,7 @@ def workers_for(cases: int) -> int:
 
 
 class Cancelled(Exception):
-    pass
+    """The run was cancelled while its cases were graded; the workers are gone."""
 
 
 def grade_in_workers(
