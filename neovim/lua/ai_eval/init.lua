@@ -8,6 +8,7 @@
 local root = require("ai_eval.root")
 local watch = require("ai_eval.watch")
 local results = require("ai_eval.results")
+local lsp_client = require("ai_eval.client")
 
 local M = {}
 
@@ -39,20 +40,7 @@ function M.is_file_buffer(bufnr)
   return vim.bo[bufnr].buftype == "" and name ~= "" and not name:match("^%a[%w+.-]*://")
 end
 
--- Client methods take `self` from 0.11 on; before, they were plain functions.
-local function request(client, method, params, handler, bufnr)
-  if vim.fn.has("nvim-0.11") == 1 then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
-end
-
-local function stopped(client)
-  if vim.fn.has("nvim-0.11") == 1 then
-    return client:is_stopped()
-  end
-  return client.is_stopped()
-end
+local request, stopped = lsp_client.request, lsp_client.stopped
 
 -- --- what the server tells --------------------------------------------------------------------
 

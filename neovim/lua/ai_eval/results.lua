@@ -5,12 +5,7 @@ local M = {}
 
 M.namespace = vim.api.nvim_create_namespace("ai_eval_runs")
 
-local function request(client, method, params, handler)
-  if vim.fn.has("nvim-0.11") == 1 then
-    return client:request(method, params, handler)
-  end
-  return client.request(method, params, handler)
-end
+local request = require("ai_eval.client").request
 
 local function given(value)
   return value ~= nil and value ~= vim.NIL

@@ -9,6 +9,8 @@
 -- Neovim once Neovim notices (`:checktime`, focus, `autoread`). Only files under a client's
 -- workspace folders are reported to it. A client that did accept the server's registration
 -- watches by itself and gets nothing from here, so no change is reported twice.
+local lsp_client = require("ai_eval.client")
+
 local M = {}
 
 local METHOD = "workspace/didChangeWatchedFiles"
@@ -73,10 +75,7 @@ function M.is_under(path, folder)
 end
 
 local function notify(client, params)
-  if vim.fn.has("nvim-0.11") == 1 then
-    return client:notify(METHOD, params)
-  end
-  return client.notify(METHOD, params)
+  return lsp_client.notify(client, METHOD, params)
 end
 
 local function flush()
