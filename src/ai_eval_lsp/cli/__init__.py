@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render
@@ -21,7 +21,10 @@ from ai_eval_lsp.plugins import PhpPlugin
 from ai_eval_lsp.project import Project
 
 if TYPE_CHECKING:
+    from ai_eval_lsp.core.compare import CaseRecord, Diff
     from ai_eval_lsp.store import ResultStore
+
+T = TypeVar("T")
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -238,10 +241,10 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
     return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
 
 
-def _store(projects: Projects, args: argparse.Namespace) -> ResultStore | None:
-    """The results database the command reads: --db, else the current project's; None (and a
-    message) when there is none yet."""
-    from ai_eval_lsp.store import ResultStore
+def _from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
+    """What `read` takes from the results database the command reads (--db, else the current
+    project's); None, once the trouble is said, when there is none yet or it cannot be read."""
+    from ai_eval_lsp.store import ResultStore, StoreError
 
     path = Path(args.db) if args.db else projects.here().results_database
     if not path.is_file():
@@ -251,26 +254,28 @@ def _store(projects: Projects, args: argparse.Namespace) -> ResultStore | None:
             file=sys.stderr,
         )
         return None
-    return ResultStore(path)
+    try:
+        return read(ResultStore(path))
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
 
 
 def _history(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.store import StoreError
-
-    store = _store(projects, args)
-    if store is None:
-        return EXIT_USAGE
-    try:
+    def read(store: ResultStore) -> tuple[list[dict[str, Any]], list[str], Path]:
         rows = store.history(args.target, args.limit)
-    except StoreError as err:
-        print(f"error: {err}", file=sys.stderr)
+        return rows, [] if rows else store.targets(), store.path
+
+    found = _from_store(projects, args, read)
+    if found is None:
         return EXIT_USAGE
+    rows, known, path = found
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     elif not rows:
-        known = ", ".join(f"`{t}`" for t in store.targets()) or "none"
+        listed = ", ".join(f"`{t}`" for t in known) or "none"
         print(
-            f"error: no runs of `{args.target}` are stored in {store.path}; targets with runs: {known}",
+            f"error: no runs of `{args.target}` are stored in {path}; targets with runs: {listed}",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -280,15 +285,8 @@ def _history(projects: Projects, args: argparse.Namespace) -> int:
 
 
 def _diff(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.store import StoreError
-
-    store = _store(projects, args)
-    if store is None:
-        return EXIT_USAGE
-    try:
-        comparison = store.diff(args.base, args.head, args.target)
-    except StoreError as err:
-        print(f"error: {err}", file=sys.stderr)
+    comparison = _from_store(projects, args, lambda store: store.diff(args.base, args.head, args.target))
+    if comparison is None:
         return EXIT_USAGE
     if args.format == "json":
         print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False))
@@ -299,19 +297,17 @@ def _diff(projects: Projects, args: argparse.Namespace) -> int:
 
 def _report(projects: Projects, args: argparse.Namespace) -> int:
     from ai_eval_lsp.cli.html import render_report
-    from ai_eval_lsp.store import StoreError
 
-    store = _store(projects, args)
-    if store is None:
-        return EXIT_USAGE
-    try:
+    def read(store: ResultStore) -> list[tuple[str, list[dict[str, Any]], list[CaseRecord], Diff | None]]:
         targets = []
         for target in store.targets():
             rows = store.history(target)[::-1]
             comparison = store.diff(target=target) if len(rows) > 1 else None
             targets.append((target, rows, store.cases(rows[-1]), comparison))
-    except StoreError as err:
-        print(f"error: {err}", file=sys.stderr)
+        return targets
+
+    targets = _from_store(projects, args, read)
+    if targets is None:
         return EXIT_USAGE
     try:
         Path(args.output).write_text(render_report(targets), encoding="utf-8")
