@@ -108,8 +108,8 @@ function verdictText(entry: DiffCase["base"]): string {
   return `${state}${entry.score.toFixed(2)}`;
 }
 
-function change(diff: Diff, entry: DiffCase): string {
-  if (diff.flipped.includes(entry.caseId)) return entry.head?.passed ? "flipped to pass" : "flipped to fail";
+function change(flipped: Set<string>, entry: DiffCase): string {
+  if (flipped.has(entry.caseId)) return entry.head?.passed ? "flipped to pass" : "flipped to fail";
   if (!entry.base) return "new";
   if (!entry.head) return "gone";
   if (entry.base.score !== null && entry.head.score !== null && entry.base.score !== entry.head.score) {
@@ -121,9 +121,10 @@ function change(diff: Diff, entry: DiffCase): string {
 const signed = (value: number): string => `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
 
 export function diffHtml(diff: Diff): string {
+  const flipped = new Set(diff.flipped);
   const rows = diff.cases
     .map((entry) => {
-      const what = change(diff, entry);
+      const what = change(flipped, entry);
       return `<tr class="${what.startsWith("flipped") ? "flipped" : ""}"><td>${escapeHtml(entry.caseId)}</td><td>${verdictText(entry.base)}</td><td>${verdictText(entry.head)}</td><td>${what}</td></tr>`;
     })
     .join("");

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ai_eval_lsp.core.compare import CaseRecord, Diff
+from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs import RunResult
@@ -34,9 +34,7 @@ def signed(value: float) -> str:
 def diff_line(comparison: Diff) -> str:
     """The diff in one line: what `run` prints against the run before."""
     flipped = comparison.flipped
-    to_fail = sum(
-        1 for case_id, base, head in comparison.cases if case_id in flipped and base and base.passed
-    )
+    to_fail = sum(1 for _, base, head in comparison.cases if flips(base, head) and base and base.passed)
     deltas = comparison.deltas
     parts = [
         f"vs run {comparison.base['run_id']}: pass rate {signed(deltas['pass_rate'])}",
@@ -123,8 +121,8 @@ def _verdict(case: CaseRecord | None) -> str:
     return f"{state}{case.score:.2f}"
 
 
-def _change(comparison: Diff, case_id: str, base: CaseRecord | None, head: CaseRecord | None) -> str:
-    if case_id in comparison.flipped:
+def _change(base: CaseRecord | None, head: CaseRecord | None) -> str:
+    if flips(base, head):
         return "flipped to pass" if head is not None and head.passed else "flipped to fail"
     if base is None:
         return "new"
@@ -153,8 +151,7 @@ def format_diff(comparison: Diff) -> str:
         f"{comparison.target}: run {base['run_id']} ({when(base)}) -> run {head['run_id']} ({when(head)}) UTC"
     )
     table = [("case", "base", "head", "change")] + [
-        (case_id, _verdict(b), _verdict(h), _change(comparison, case_id, b, h))
-        for case_id, b, h in comparison.cases
+        (case_id, _verdict(b), _verdict(h), _change(b, h)) for case_id, b, h in comparison.cases
     ]
     return "\n".join([title, *_summary(comparison), "", _columns(table)])
 
@@ -166,8 +163,8 @@ def _cell(text: str) -> str:
 def format_diff_markdown(comparison: Diff) -> str:
     """What a pull-request comment wants: the verdict first, the changed cases, the rest folded."""
     base, head = comparison.base, comparison.head
-    changed = [(case_id, b, h) for case_id, b, h in comparison.cases if _change(comparison, case_id, b, h)]
-    unchanged = [c for c in comparison.cases if c not in changed]
+    changed = [(case_id, b, h) for case_id, b, h in comparison.cases if _change(b, h)]
+    unchanged = [(case_id, b, h) for case_id, b, h in comparison.cases if not _change(b, h)]
     lines = [
         f"### ai-eval: `{_cell(comparison.target)}`, run {base['run_id']} -> run {head['run_id']}",
         "",
@@ -189,7 +186,7 @@ def format_diff_markdown(comparison: Diff) -> str:
         if not cases:
             continue
         rows = [
-            f"| `{_cell(case_id)}` | {_verdict(b)} | {_verdict(h)} | {_change(comparison, case_id, b, h)} |"
+            f"| `{_cell(case_id)}` | {_verdict(b)} | {_verdict(h)} | {_change(b, h)} |"
             for case_id, b, h in cases
         ]
         table = ["| case | base | head | change |", "|---|---:|---:|---|", *rows]

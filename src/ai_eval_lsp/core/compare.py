@@ -72,11 +72,7 @@ class Diff:
 
     @property
     def flipped(self) -> list[str]:
-        return [
-            case_id
-            for case_id, base, head in self.cases
-            if base is not None and head is not None and _verdicts(base, head) and base.passed != head.passed
-        ]
+        return [case_id for case_id, base, head in self.cases if flips(base, head)]
 
     @property
     def only_base(self) -> list[str]:
@@ -152,6 +148,11 @@ class Diff:
 
 def _verdicts(base: CaseRecord, head: CaseRecord) -> bool:
     return base.passed is not None and head.passed is not None
+
+
+def flips(base: CaseRecord | None, head: CaseRecord | None) -> bool:
+    """Whether a case's verdict flipped between two runs (both gave one, and they differ)."""
+    return base is not None and head is not None and _verdicts(base, head) and base.passed != head.passed
 
 
 def diff(
