@@ -49,6 +49,25 @@ def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str
     return environ
 
 
+ROOT = Path(__file__).resolve().parent.parent
+WHEELS = ROOT / "vscode-extension" / "bundled" / "wheels"
+"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix."""
+
+
+def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment in which pip installs ai-eval-lsp, and tools that install it (pre-commit, a
+    fresh venv), from the wheels scripts/setup fetched: offline, and in seconds, not minutes."""
+    cache = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp"))
+    backends = sorted((cache / "bundle-wheels" / "build-backend").glob("*/"))
+    assert (WHEELS / "manifest.json").is_file() and backends, (
+        f"the wheels in {WHEELS} and {cache}/bundle-wheels/build-backend are missing: run scripts/setup"
+    )
+    environ = dict(os.environ if environ is None else environ)
+    links = " ".join(str(folder) for folder in [WHEELS, *backends])
+    environ.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=links)
+    return environ
+
+
 EXPECT = re.compile(
     r"# expect: (?P<code>\S+) (?P<sl>\d+):(?P<sc>\d+)-(?P<el>\d+):(?P<ec>\d+) ?(?P<fragment>.*)"
 )

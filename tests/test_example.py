@@ -1,0 +1,59 @@
+"""The README's first command, run as a new user runs it: on a fresh copy of the checkout, from an
+empty `.venv`, printing what the README shows."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from conftest import ROOT, offline_pip, without_test_plugins
+
+README = ROOT / "README.md"
+
+
+def readme_example() -> tuple[str, list[str]]:
+    """The example command of the README's first section, and the output it shows for it."""
+    section = README.read_text(encoding="utf-8").split("\n## ")[1]
+    commands, shown = re.findall(r"```\w*\n(.*?)```", section, re.DOTALL)[:2]
+    command = next(line for line in commands.splitlines() if "example" in line)
+    return command.split("#")[0].strip(), shown.splitlines()
+
+
+def fresh_checkout(into: Path) -> Path:
+    """The checkout's files as a clone would have them (tracked, and new files not ignored)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into
+
+
+def test_the_readme_example_runs_and_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    command, shown = readme_example()
+    assert command == "./scripts/example"
+    checkout = fresh_checkout(tmp_path / "checkout")
+    environ = offline_pip(without_test_plugins())
+    environ["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    done = subprocess.run(
+        command, shell=True, cwd=checkout, env=environ, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed = done.stdout.splitlines()
+    assert len(printed) == len(shown), done.stdout
+    for line, expected in zip(printed, shown, strict=True):
+        if expected.endswith(", ...}"):  # the README shortens the row
+            assert line.startswith(expected.removesuffix("...}")), line
+        else:
+            assert line == expected
+    row = json.loads(next(line for line in printed if line.startswith("  row: ")).removeprefix("  row: "))
+    assert (row["passed_gate"], row["question_count"], row["error_count"]) == (1, 5, 0)
+    # the user's environment is clean: no plugin warnings, no notices about the example site
+    assert done.stderr == ""
+    assert (checkout / "examples/drupal-site/.ai_eval/results.sqlite").is_file()
