@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -10,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ai_eval_lsp.cli import main
+from ai_eval_lsp import __version__
+from ai_eval_lsp.cli import EXAMPLES, _parser, main
 
 CLEAN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: must_contain_any, values: [a]}}\nscoring: {{combine: all_pass}}\n'
 BROKEN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: regexp}}\nscoring: {{combine: all_pass}}\n'
@@ -218,6 +221,45 @@ def test_plugins_lists_each_executor(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "[FAILED]" in out
 
 
+def test_plugins_lists_the_core_executors_and_schema_fragments(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    own = {"properties": {"kind": {"const": "legacy_tone"}}, "required": ["kind"]}
+    kind = {"allOf": [{"$ref": "#/$defs/check_base"}, own], "unevaluatedProperties": False}
+    (tmp_path / "kinds.json").write_text(json.dumps({"legacy_tone": kind, "regex": kind}))
+    (tmp_path / "ai-eval.toml").write_text('schemaFragments = ["kinds.json"]\n')
+    code, out, _ = run(capsys, "--root", str(tmp_path), "plugins")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[:5] == [
+        f"ai_eval core kinds, run in Python (schema: the copy ai-eval-lsp {__version__} ships)",
+        "  StringCheckExecutor: must_contain_any, must_not_contain, regex",
+        "  TargetMatchExecutor: target_match",
+        "  the evaluator: composite",
+        "  not executed at run time: llm_judge, tool_usage, command, score_delta, json_schema, php_lint, "
+        "markdown_structure, format, fact_match",
+    ]
+    fragments = lines.index("Schema fragments (`schemaFragments`): kinds to validate, whoever runs them")
+    assert lines[fragments + 1 : fragments + 4] == [
+        "  kinds.json",
+        "      legacy_tone: not executed at run time: checks of this kind are skipped",
+        "      problem: the definition of `regex` is ignored: `regex` is a core kind, and core kinds cannot be redefined",
+    ]
+    listing = json.loads(run(capsys, "--root", str(tmp_path), "plugins", "--format", "json")[1])
+    assert listing["core"]["kinds"][3] == {"runBy": None, "kinds": lines[4].split(": ")[1].split(", ")}
+    assert listing["fragments"] == [
+        {
+            "file": "kinds.json",
+            "kinds": [
+                {"kind": "legacy_tone", "runs": "not executed at run time: checks of this kind are skipped"}
+            ],
+            "problems": [
+                "the definition of `regex` is ignored: `regex` is a core kind, and core kinds cannot be redefined"
+            ],
+        }
+    ]
+
+
 def test_composites_resolve_only_inside_the_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root, outside = tmp_path / "ws", tmp_path / "outside"
     root.mkdir()
@@ -291,3 +333,17 @@ def test_check_from_far_above_uses_the_files_own_project(tmp_path: Path) -> None
     found = json.loads(result.stdout)
     assert [(p["code"], p["line"]) for p in found] == [("unresolved-rubric", 5)]
     assert result.returncode == 1
+
+
+def test_every_command_s_help_ends_with_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = _parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(commands) == set(EXAMPLES)
+    for name in commands:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        shown = capsys.readouterr().out.split("\nexamples:\n")[1].splitlines()
+        assert shown and all(line.startswith(f"  ai-eval-lsp {name}") for line in shown), shown
+        for line in shown:
+            argv = shlex.split(line.split("#")[0])[1:]
+            assert parser.parse_args(argv).command == name

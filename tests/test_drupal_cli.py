@@ -69,6 +69,9 @@ def test_a_run_without_php_says_what_it_skipped(site: Path) -> None:
 def test_plugins_lists_the_modules_executors(site: Path) -> None:
     listing = json.loads(run(site, "plugins", "--format", "json").stdout)
     assert listing["plugins"] == []
+    # the site's own ai_eval schema is the core, and its extra core kind is one nobody runs
+    assert listing["core"]["schema"] == "web/modules/contrib/ai_eval/schema/rubric.schema.json"
+    assert "site_vocabulary" in next(k for k in listing["core"]["kinds"] if k["runBy"] is None)["kinds"]
     assert listing["phpRuntime"]["version"].startswith("`php` runs PHP 8.")
     rows = {row["service"]: row for row in listing["php"]}
     word_count = rows["my_eval_extras.check_executor.word_count"]

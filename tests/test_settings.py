@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ai_eval_lsp.settings import Settings
 
 
@@ -57,3 +59,26 @@ def test_a_broken_settings_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "ai-eval.toml").write_text("runTimeoutSeconds = \n")
     settings, (problem,) = Settings.for_root(tmp_path)
     assert settings == Settings() and problem.startswith(f"{tmp_path / 'ai-eval.toml'}: cannot be read:")
+
+
+@pytest.mark.parametrize("table", ["ai_eval", "aiEval", "ai-evals"])
+def test_a_pyproject_table_named_almost_right_is_reported(tmp_path: Path, table: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        f"[tool.ruff]\nline-length = 100\n\n[tool.{table}]\nrunTimeoutSeconds = 2\n"
+    )
+    settings, problems = Settings.for_root(tmp_path)
+    assert settings == Settings()
+    assert problems == [
+        f"{tmp_path / 'pyproject.toml'}: `[tool.{table}]` is not read; did you mean `[tool.ai-eval]`?"
+    ]
+
+
+def test_a_tool_table_copied_into_ai_eval_toml_is_read_and_said_to_be_unneeded(tmp_path: Path) -> None:
+    (tmp_path / "ai-eval.toml").write_text('[tool.ai-eval]\nrunTimeoutSeconds = 2\nrubricGlob = ["x"]\n')
+    settings, problems = Settings.for_root(tmp_path)
+    assert settings.run_timeout_seconds == 2.0
+    assert problems == [
+        f"{tmp_path / 'ai-eval.toml'}: `[tool.ai-eval]` is for pyproject.toml; in ai-eval.toml the settings "
+        "are at the top level (they are read all the same)",
+        f"{tmp_path / 'ai-eval.toml'}: unknown setting `rubricGlob`; did you mean `rubricGlobs`?",
+    ]

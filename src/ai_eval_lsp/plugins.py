@@ -82,6 +82,8 @@ class Registry:
     codebase: Codebase | None = None
     schema_problems: list[str] = field(default_factory=list)
     """Why the site's own core schema could not be used."""
+    fragments: list[tuple[Path, Origin]] = field(default_factory=list)
+    """The schema fragment files that were read, in splice order."""
     _dispatch_runners: list[Runner] | None = None
 
     @property
@@ -91,8 +93,11 @@ class Registry:
 
     def problems_of(self, plugin: Plugin | PhpPlugin) -> list[str]:
         """A plugin's load or read problems and its ignored or malformed definitions."""
-        spliced = [p.message for p in self.combined.problems if p.origin == plugin.origin]
-        return [*plugin.problems, *spliced]
+        return [*plugin.problems, *self.splice_problems(plugin.origin)]
+
+    def splice_problems(self, origin: Origin) -> list[str]:
+        """Why definitions `origin` gave were ignored or malformed."""
+        return [p.message for p in self.combined.problems if p.origin == origin]
 
     def problems(self) -> list[str]:
         """Every load, read and splice problem, each naming its plugin, module or fragment."""
@@ -119,6 +124,39 @@ class Registry:
         ]
         return core + python + drupal
 
+    def kinds_of(self, origin: Origin) -> list[str]:
+        """The kinds `origin` gave the combined schema, in `oneOf` order."""
+        return [kind for kind, given_by in self.combined.origins.items() if given_by == origin]
+
+    def core_schema_file(self) -> Path | None:
+        """The site's own core schema when it is used, else None (the shipped copy is)."""
+        codebase = self.codebase
+        return codebase.ai_eval_schema if codebase is not None and not self.schema_problems else None
+
+    def core_runs(self) -> list[tuple[str | None, list[str]]]:
+        """The core kinds by who runs them: each core executor (its class), the evaluator
+        (`composite`), and None for the kinds ai_eval knows but never executes."""
+        executors = core_executors(self.services, timeout=0)
+        by: dict[str | None, list[str]] = {type(executor).__name__: [] for executor in executors}
+        by |= {"the evaluator": [], None: []}
+        for kind in self.kinds_of(CORE):
+            runner = next((e for e in executors if e.applies({"kind": kind})), None)
+            if runner is not None:
+                by[type(runner).__name__].append(kind)
+            else:
+                by["the evaluator" if kind == "composite" else None].append(kind)
+        return [(who, kinds) for who, kinds in by.items() if kinds]
+
+    def runs(self, kind: str) -> str:
+        """Whether, and by whom (when another than who defines the kind), checks of a kind run."""
+        claimed = self.dispatch({"kind": kind})
+        if claimed.runner is None:
+            return "not executed at run time: checks of this kind are skipped"
+        by = "" if claimed.runner == str(self.combined.origins.get(kind)) else f" by {claimed.runner}"
+        if claimed.skipped:
+            return f"executed on the site{by}, but not in the editor: it {claimed.skipped}"
+        return f"executed at run time{by}"
+
     def dispatch(self, check: Mapping[str, Any]) -> Claim:
         """Who runs a check, as a run would decide it, without running anything."""
         if check.get("kind") == "composite":
@@ -144,7 +182,7 @@ def discover(
     # ai_eval's own executors run the core kinds, which always run in Python (SPEC section 4).
     executors = [e for e in codebase.executors if e.module != AI_EVAL_MODULE] if codebase else []
     origins = [_php_origin(executor) for executor in executors]
-    fragment_contributions, fragment_problems = _read_fragments(fragments)
+    fragments_read, fragment_problems = _read_fragments(fragments)
     core, schema_problems = _core_schema(codebase)
     combined = combine(
         core,
@@ -154,16 +192,18 @@ def discover(
                 _php_contribution(executor, origin)
                 for executor, origin in zip(executors, origins, strict=True)
             ),
-            *fragment_contributions,
+            *(contribution for _, contribution in fragments_read),
         ],
     )
-    for plugin in plugins:
-        plugin.kinds = [kind for kind, origin in combined.origins.items() if origin == plugin.origin]
     php = [
         _php_plugin(executor, origin, combined, php_run)
         for executor, origin in zip(executors, origins, strict=True)
     ]
-    return Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems)
+    read = [(path, contribution.origin) for path, contribution in fragments_read]
+    registry = Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems, read)
+    for plugin in plugins:
+        plugin.kinds = registry.kinds_of(plugin.origin)
+    return registry
 
 
 def _sorted_entry_points(group: str) -> list[EntryPoint]:
@@ -292,7 +332,7 @@ def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:
     return schema, []
 
 
-def _read_fragments(paths: Iterable[Path]) -> tuple[list[Contribution], list[str]]:
+def _read_fragments(paths: Iterable[Path]) -> tuple[list[tuple[Path, Contribution]], list[str]]:
     """Fragment files map kind names to definitions, as `check_schema_definitions()` does."""
     contributions, problems = [], []
     for path in paths:
@@ -305,5 +345,5 @@ def _read_fragments(paths: Iterable[Path]) -> tuple[list[Contribution], list[str
         if not isinstance(definitions, dict):
             problems.append(f"{origin}: must hold a JSON object of kind names to definitions")
             continue
-        contributions.append(Contribution(origin, definitions))
+        contributions.append((path, Contribution(origin, definitions)))
     return contributions, problems

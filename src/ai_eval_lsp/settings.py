@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -71,22 +71,54 @@ class Settings:
         projects that are not Python), else the `[tool.ai-eval]` table of `pyproject.toml`."""
         own = root / "ai-eval.toml"
         if own.is_file():
-            return cls._from_toml(own, lambda data: data)
+            return cls._from_toml(own, _own_table)
         pyproject = root / "pyproject.toml"
         if pyproject.is_file():
-            return cls._from_toml(pyproject, lambda data: data.get("tool", {}).get("ai-eval", {}))
+            return cls._from_toml(pyproject, _tool_table)
         return cls(), []
 
     @classmethod
-    def _from_toml(cls, path: Path, table_of: Any) -> tuple[Settings, list[str]]:
+    def _from_toml(
+        cls, path: Path, table_of: Callable[[dict[str, Any]], tuple[Any, list[str]]]
+    ) -> tuple[Settings, list[str]]:
         try:
-            table = table_of(tomllib.loads(path.read_text(encoding="utf-8")))
+            table, problems = table_of(tomllib.loads(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             return cls(), [f"{path}: cannot be read: {err}"]
         if not isinstance(table, dict):
             return cls(), [f"{path}: the ai-eval settings must be a table"]
-        settings, problems = cls.from_mapping(table)
-        return settings, [f"{path}: {problem}" for problem in problems]
+        settings, more = cls.from_mapping(table)
+        return settings, [f"{path}: {problem}" for problem in problems + more]
+
+
+def _own_table(data: dict[str, Any]) -> tuple[Any, list[str]]:
+    """`ai-eval.toml` holds the settings at its top level; a `[tool.ai-eval]` copied from a
+    `pyproject.toml` is read too, and said to be unneeded."""
+    tool = data.get("tool")
+    if isinstance(tool, dict) and set(tool) == {"ai-eval"} and isinstance(tool["ai-eval"], dict):
+        rest = {key: value for key, value in data.items() if key != "tool"}
+        return {**rest, **tool["ai-eval"]}, [
+            "`[tool.ai-eval]` is for pyproject.toml; in ai-eval.toml the settings are at the top level "
+            "(they are read all the same)"
+        ]
+    return data, []
+
+
+def _tool_table(data: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The `[tool.ai-eval]` table of a `pyproject.toml`; a table named almost so is not read, and
+    said so (a silently ignored setting is the worst kind)."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        return {}, []
+    if "ai-eval" in tool:
+        return tool["ai-eval"], []
+    near = [name for name in tool if difflib.SequenceMatcher(None, _loose(name), "aieval").ratio() >= 0.85]
+    return {}, [f"`[tool.{name}]` is not read; did you mean `[tool.ai-eval]`?" for name in near]
+
+
+def _loose(name: str) -> str:
+    """`ai_eval`, `aiEval` and `AI-Eval` are all `aieval`."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
 
 
 def _setting_name(field_name: str) -> str:

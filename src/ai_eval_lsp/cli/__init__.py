@@ -28,6 +28,35 @@ T = TypeVar("T")
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
+EXAMPLES = {
+    "check": [
+        "check web/modules/custom/my_module       # a folder: its rubric and cases files",
+        "check rubrics/tone.yaml --format github  # problems as GitHub Actions annotations",
+        "check . --format sarif                   # for code scanning (upload-sarif)",
+    ],
+    "schema": ["schema -o rubric.combined.json      # for yaml-language-server's yaml.schemas"],
+    "run": [
+        "run evals/refunds.cases.yaml",
+        "run evals/*.cases.yaml --format json --db /tmp/results.sqlite",
+    ],
+    "history": ["history support_reply --limit 5"],
+    "diff": [
+        "diff                                     # the target run last: its latest run against the one before",
+        "diff --target support_tone",
+        "diff 12 15 --format markdown             # runs 12 and 15, as a pull-request comment",
+    ],
+    "report": ["report -o report.html"],
+    "serve": [
+        "serve                                    # stdio, as editors start it",
+        "serve --tcp --port 2087",
+    ],
+    "plugins": [
+        "plugins                                  # what this project's rubrics can use",
+        "plugins --root path/to/drupal --format json",
+    ],
+}
+"""Each command's `--help` ends with these (after `ai-eval-lsp `)."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
@@ -155,6 +184,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     plugins.add_argument("--format", choices=("text", "json"), default="text")
     plugins.set_defaults(run=_plugins)
+
+    for name, command in commands.choices.items():
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
+        command.epilog = "examples:\n" + "\n".join(f"  ai-eval-lsp {line}" for line in EXAMPLES[name])
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "examples:\n"
+        + "\n".join(f"  ai-eval-lsp {EXAMPLES[name][0]}" for name in ("check", "run", "diff"))
+        + "\n\n`ai-eval-lsp COMMAND --help` shows a command's options and more examples."
+    )
     return parser
 
 
@@ -351,6 +390,11 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
 def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     project = projects.here()
     registry = project.registry
+    schema_file = registry.core_schema_file()
+    core: dict[str, Any] = {
+        "schema": project.relative(schema_file) if schema_file else None,
+        "kinds": [{"runBy": who, "kinds": kinds} for who, kinds in registry.core_runs()],
+    }
     rows = [
         {
             "name": plugin.name,
@@ -365,16 +409,31 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     ]
     php = [_php_row(project, plugin) for plugin in registry.php]
     runtime = _php_runtime(project)
+    fragments: list[dict[str, Any]] = [
+        {
+            "file": project.relative(path),
+            "kinds": [{"kind": kind, "runs": registry.runs(kind)} for kind in registry.kinds_of(origin)],
+            "problems": registry.splice_problems(origin),
+        }
+        for path, origin in registry.fragments
+    ]
     if args.format == "json":
         report = {
+            "core": core,
             "plugins": rows,
             "php": php,
             "phpRuntime": runtime,
+            "fragments": fragments,
             "notices": registry.notices(),
             "problems": registry.problems(),
         }
         print(json.dumps(report, indent=2))
         return EXIT_CLEAN
+    where = f"the site's {core['schema']}" if core["schema"] else f"the copy ai-eval-lsp {__version__} ships"
+    print(f"ai_eval core kinds, run in Python (schema: {where})")
+    for runner in core["kinds"]:
+        print(f"  {runner['runBy'] or 'not executed at run time'}: {', '.join(runner['kinds'])}")
+    print()
     if not registry.plugins:
         print("No executor plugins installed in this Python (entry point group ai_eval.check_executors).")
     for plugin in registry.plugins:
@@ -405,6 +464,14 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         runs = "yes, through PHP" if row["runsInEditor"] else f"no: it {row['why']}"
         print(f"      runs in ai-eval-lsp's runs: {runs}")
         for problem in row["problems"]:
+            print(f"      problem: {problem}")
+    if fragments:
+        print("\nSchema fragments (`schemaFragments`): kinds to validate, whoever runs them")
+    for fragment in fragments:
+        print(f"  {fragment['file']}")
+        for kind in fragment["kinds"]:
+            print(f"      {kind['kind']}: {kind['runs']}")
+        for problem in fragment["problems"]:
             print(f"      problem: {problem}")
     for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")

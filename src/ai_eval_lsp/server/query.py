@@ -164,7 +164,7 @@ def kind_text(project: Project, kind: str) -> str | None:
         if origin.file
         else ""
     )
-    parts.append(f"From {origin}{where}; {runs(project, kind)}.")
+    parts.append(f"From {origin}{where}; {project.registry.runs(kind)}.")
     return "\n\n".join(parts)
 
 
@@ -198,18 +198,6 @@ def constraints(schema: dict[str, Any]) -> str:
     if "default" in schema:
         said.append(f"default `{schema['default']}`")
     return ", ".join(said) or "any value"
-
-
-def runs(project: Project, kind: str) -> str:
-    """Whether, and by whom (when another than who defines the kind), checks of a kind run."""
-    registry = project.registry
-    claimed = registry.dispatch({"kind": kind})
-    if claimed.runner is None:
-        return "not executed at run time: checks of this kind are skipped"
-    by = "" if claimed.runner == str(registry.combined.origins.get(kind)) else f" by {claimed.runner}"
-    if claimed.skipped:
-        return f"executed on the site{by}, but not in the editor: it {claimed.skipped}"
-    return f"executed at run time{by}"
 
 
 def in_check(path: tuple[str | int, ...]) -> bool:

@@ -127,6 +127,7 @@ class AiEvalServer(LanguageServer):
         self.settings = Settings()
         """The client's settings outside any folder (and until a folder has its own)."""
         self.initial_problems: list[str] = []
+        self.settings_problems_shown: set[str] = set()
         self._refresh: asyncio.TimerHandle | None = None
         self.cancellations: dict[Any, Cancellation] = {}
         """The cancellable work under way, by the id of the request that started it."""

@@ -40,9 +40,19 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
         return server.settings
     raw = values[0] if values and isinstance(values[0], dict) else {}
     settings, problems = Settings.from_mapping(raw)
-    for problem in problems:
-        server.log(f"{SECTION} settings: {problem}", types.MessageType.Warning)
+    tell_settings_problems(server, problems)
     return settings
+
+
+def tell_settings_problems(server: AiEvalServer, problems: list[str]) -> None:
+    """Log every settings problem, and show each once a session: a mistyped key read as nothing
+    is worth a message the user sees, not only a line in a log."""
+    for problem in problems:
+        message = f"{SECTION} settings: {problem}"
+        server.log(message, types.MessageType.Warning)
+        if message not in server.settings_problems_shown:
+            server.settings_problems_shown.add(message)
+            server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
 async def configure(server: AiEvalServer, folder: Folder) -> None:
@@ -69,8 +79,7 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
-        for problem in ls.initial_problems:
-            ls.log(f"{SECTION} settings: {problem}", types.MessageType.Warning)
+        tell_settings_problems(ls, ls.initial_problems)
         # Watch first: files that change while the folders are walked are read once they are.
         watched = (
             ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
