@@ -120,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=FORMATS, default="text")
+    check.add_argument(
+        "--skip-other-files",
+        action="store_true",
+        help="files named on the command line that the rules do not make rubric or cases files are "
+        "skipped, as a folder walk skips them, instead of being checked as rubrics (for pre-commit, "
+        "which passes every changed YAML file)",
+    )
     check.set_defaults(run=_check)
 
     schema = commands.add_parser(
@@ -210,9 +217,15 @@ def _check(projects: Projects, args: argparse.Namespace) -> int:
             if not walked:
                 print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
         else:
-            # A file named on the command line is always checked, as a rubric unless it is a cases file.
-            walked = [(path, project.role(path) or "rubric")]
+            # A file named on the command line is checked, as a rubric unless it is a cases file;
+            # with --skip-other-files only when the rules make it a rubric or cases file.
+            role = project.role(path)
+            if role is None and args.skip_other_files:
+                continue
+            walked = [(path, role or "rubric")]
         targets.setdefault(project.root, []).extend(walked)
+    if not targets and args.skip_other_files and args.format in ("text", "github"):
+        return EXIT_CLEAN  # pre-commit passes every changed YAML file, and most YAML is not ours
 
     found: list[FileProblem] = []
     checked = 0
