@@ -225,6 +225,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   languageClient.onNotification("aiEval/runComplete", (row: ResultRow) => {
     runs.push(row);
     runsChanged.fire();
+    if (casesTests?.running) return; // the Test Results view shows it
     const show = row.passed_gate === 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(`AI Eval run complete: ${runSummary(row)}`, "Show History").then((picked) => {
       if (picked) void showHistory(languageClient, row.target_id, undefined).catch((error) => output.appendLine(`${error}`));

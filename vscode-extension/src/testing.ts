@@ -18,6 +18,9 @@ export class CasesTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController("aiEval.cases", "AI Eval cases");
   private refreshing: Promise<void> | undefined;
   private again = false;
+  // How many test runs are under way: their runs show in the Test Results view, so the extension
+  // does not raise a notification for each (ten cases files would make ten).
+  running = 0;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -75,6 +78,15 @@ export class CasesTests implements vscode.Disposable {
   }
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    this.running++;
+    try {
+      await this.runFiles(request, token);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async runFiles(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const client = this.client();
     const run = this.controller.createTestRun(request);
     // What to run, by cases file: the whole file, or the cases asked for.
