@@ -470,13 +470,13 @@ def test_action_runs_cases_with_gates_and_diffs_against_previous_results(
         "| `evals/tone.cases.yaml` | `tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass_rate 0.50 < 0.8) | 2 | 0 |"
         in summary
     )
-    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5: all_pass: 0 of 1 checks passed" in summary
+    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5  all_pass: 0 of 1 checks passed" in summary
     assert "### ai-eval:" not in summary  # nothing to diff against
     database = Path(first.outputs["results-database"])
     assert database.is_relative_to(first.root / "temp")  # outside the checkout
 
-    # The next run downloads it as the artifact (a folder holding it); the gate passes now, and a
-    # second cases file of the rubric is compared with the same earlier run, not with this job's.
+    # The next run downloads it as the artifact (a folder holding it); the gate passes now. Each
+    # run is compared with its rubric's run before (SPEC section 3: history is per rubric).
     passing = cases_file("tone", "Sorry!")
     second = job(
         tmp_path / "second",
@@ -492,7 +492,7 @@ def test_action_runs_cases_with_gates_and_diffs_against_previous_results(
     assert "| `evals/tone.cases.yaml` | `tone` | 3 | 1.00 [0.34, 1.00] | 5.00/5 | passed | 2 | 0 |" in summary
     assert "| `evals/more.cases.yaml` | `tone` | 2 | 1.00 [0.34, 1.00]" in summary  # `**` sorts it first
     assert "### ai-eval: `tone`, run 1 -> run 2" in summary
-    assert "### ai-eval: `tone`, run 1 -> run 3" in summary
+    assert "### ai-eval: `tone`, run 2 -> run 3" in summary
     assert "| pass rate | 0.50 [0.09, 0.91] | 1.00 [0.34, 1.00] | +0.50 |" in summary
     assert "| `refund` | fail 0.00 | pass 5.00 | flipped to pass |" in summary
     # Its database holds both runs (the history goes on); the downloaded one is left as it was.
@@ -508,7 +508,7 @@ def test_action_says_what_could_not_run(
     done = runner.run(action, "run", {"cases": "evals/missing.cases.yaml"})
     assert done.returncode == 2
     assert (
-        "| `evals/missing.cases.yaml` | | | | | could not run: error: evals/missing.cases.yaml: cannot be read"
+        "| `evals/missing.cases.yaml` | | | | | could not run: evals/missing.cases.yaml: cannot be read"
         in runner.summary
     )
 

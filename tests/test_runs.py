@@ -413,6 +413,37 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     assert "a: expected pass, which it did not get" in failed.stdout
 
 
+def test_run_goes_on_past_a_file_it_cannot_run_and_prints_markdown(workspace: Path) -> None:
+    missing, path = workspace / "missing.cases.yaml", workspace / "t.cases.yaml"
+    path.write_text(cases(case("a", "sorry"), case("b", "no", "pass"), gate="{pass_rate: 0.9}"))
+    first = run_cli(workspace, "--format", "markdown", str(missing), str(path))
+    assert first.returncode == 2  # a file could not run; the other ran and was stored
+    assert f"error: {missing}: cannot be read: No such file or directory" in first.stderr
+    assert first.stdout.splitlines() == [
+        "| cases file | rubric | run | pass rate [95% CI] | average | gate | cases | errors |",
+        "|---|---|---:|---:|---:|---|---:|---:|",
+        f"| `{path}` | `support_tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass_rate 0.50 < 0.9) | 2 | 0 |",
+        f"| `{missing}` | | | | | could not run: {missing}: cannot be read: No such file or directory | | |",
+        "",
+        "<details><summary>Cases that failed, errored or missed their expect (2)</summary>",
+        "",
+        f"- `{path}` `b`: fail 0.00/5  all_pass: 0 of 1 checks passed \\| failed: apologises (none of the values found)",
+        f"- `{path}` `b`: expected pass, which it did not get",
+        "",
+        "</details>",
+    ]
+    path.write_text(cases(case("a", "sorry"), case("b", "sorry, yes", "pass")))
+    done = run_cli(workspace, "--format", "markdown", str(path))
+    assert done.returncode == 0, done.stderr
+    table, diff = done.stdout.split("\n\n", 1)
+    assert (
+        table.splitlines()[2]
+        == f"| `{path}` | `support_tone` | 2 | 1.00 [0.34, 1.00] | 5.00/5 | passed | 2 | 0 |"
+    )
+    assert diff.startswith("### ai-eval: `support_tone`, run 1 -> run 2\n")
+    assert "| `b` | fail 0.00 | pass 5.00 | flipped to pass |" in diff
+
+
 def test_duplicate_case_ids_keep_both_cases(workspace: Path) -> None:
     (workspace / "t.cases.yaml").write_text(cases(case("c1", "sorry"), case("c1", "no")))
     row = run_cases(project(workspace), workspace / "t.cases.yaml").row

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render
-from ai_eval_lsp.cli.results import format_diff, format_diff_markdown, format_history, format_run, run_json
+from ai_eval_lsp.cli.results import (
+    format_diff,
+    format_diff_markdown,
+    format_history,
+    format_run,
+    format_runs_markdown,
+    run_json,
+)
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
@@ -38,6 +45,7 @@ EXAMPLES = {
     "run": [
         "run evals/refunds.cases.yaml",
         "run evals/*.cases.yaml --format json --db /tmp/results.sqlite",
+        'run evals/*.cases.yaml --format markdown >> "$GITHUB_STEP_SUMMARY"',
     ],
     "history": ["history support_reply --limit 5"],
     "diff": [
@@ -147,7 +155,13 @@ def _parser() -> argparse.ArgumentParser:
         help="run cases files: grade every case, store one result row per file",
     )
     run.add_argument("paths", nargs="+", metavar="CASES")
-    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="markdown: a table of the rows, the cases that failed, and each run's diff to the run "
+        "before (for a pull request or a CI job summary)",
+    )
     run.set_defaults(run=_run)
 
     history = commands.add_parser(
@@ -274,7 +288,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _run(projects: Projects, args: argparse.Namespace) -> int:
     from ai_eval_lsp.runs import RunError, RunOptions, run_cases
 
-    results = []
+    results, failed = [], []
     for name in args.paths:
         project = projects.of(Path(name))
         for problem in project.registry.problems():
@@ -282,14 +296,19 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
         try:
             options = RunOptions("cli", Path(args.db) if args.db else None, _progress(name))
             result = run_cases(project, Path(name), options)
-        except RunError as err:
+        except RunError as err:  # said, and the other files still run
             print(f"error: {err}", file=sys.stderr)
-            return EXIT_USAGE
+            failed.append((name, str(err)))
+            continue
         results.append((name, result))
         if args.format == "text":
             print(format_run(name, result))
     if args.format == "json":
         print(json.dumps([run_json(name, result) for name, result in results], indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(format_runs_markdown(results, failed))
+    if failed:
+        return EXIT_USAGE
     return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
 
 

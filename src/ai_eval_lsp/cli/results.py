@@ -60,25 +60,35 @@ def run_json(name: str, result: RunResult) -> dict[str, Any]:
     }
 
 
+def _gate(result: RunResult, failed: str = "FAILED") -> str:
+    return "passed" if result.row["passed_gate"] else f"{failed} ({'; '.join(result.gate_failures)})"
+
+
+def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
+    """(case, what it got) for each case, or only those that failed, errored or missed their
+    `expect`: `ERROR why`, `pass 4.80/5  reason`, `expected pass, which it did not get`."""
+    lines = []
+    for case in result.cases:
+        if case.error:
+            lines.append((case.case_id, f"ERROR {case.error}"))
+        elif case.verdict is not None and not (failed_only and case.verdict.passed and case.expectation_met):
+            state = "pass" if case.verdict.passed else "fail"
+            lines.append((case.case_id, f"{state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}"))
+        if not case.expectation_met:
+            lines.append((case.case_id, f"expected {case.expect}, which it did not get"))
+    return lines
+
+
 def format_run(name: str, result: RunResult) -> str:
     row = result.row
     cases, errors = row["question_count"], row["error_count"]
-    failures = result.gate_failures
-    gate = "passed" if row["passed_gate"] else f"FAILED ({'; '.join(failures)})"
     lines = [
         f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
-        f"gate {gate}, {count(cases, 'case')}, {count(errors, 'error')}"
+        f"gate {_gate(result)}, {count(cases, 'case')}, {count(errors, 'error')}"
     ]
     if cases and errors == cases:
         lines.append("  warning: no case could be scored; see the errors below")
-    for case in result.cases:
-        if case.error:
-            lines.append(f"  {case.case_id}: ERROR {case.error}")
-        elif case.verdict is not None:
-            state = "pass" if case.verdict.passed else "fail"
-            lines.append(f"  {case.case_id}: {state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}")
-        if not case.expectation_met:
-            lines.append(f"  {case.case_id}: expected {case.expect}, which it did not get")
+    lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=False)]
     if result.previous is not None:
         lines.append(f"  {diff_line(result.previous)}")
     lines += [f"  {notice}" for notice in result.notices]
@@ -194,4 +204,34 @@ def format_diff_markdown(comparison: Diff) -> str:
             lines += ["", f"<details><summary>{title} ({len(cases)})</summary>", "", *table, "", "</details>"]
         else:
             lines += ["", f"**{title}**", "", *table]
+    return "\n".join(lines)
+
+
+def format_runs_markdown(results: Sequence[tuple[str, RunResult]], failed: Sequence[tuple[str, str]]) -> str:
+    """Runs as a pull request or a CI job summary shows them: a row per cases file (and why a file
+    could not run), the cases that failed, errored or missed their `expect`, then each run's diff
+    to the run before."""
+    lines = [
+        "| cases file | rubric | run | pass rate [95% CI] | average | gate | cases | errors |",
+        "|---|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for name, result in results:
+        row = result.row
+        lines.append(
+            f"| `{_cell(name)}` | `{_cell(row['target_id'])}` | {row['run_id']} | {row['pass_rate']:.2f} "
+            f"{interval(row)} | {row['avg_score']:.2f}/5 | {_cell(_gate(result, '**FAILED**'))} | {row['question_count']} "
+            f"| {row['error_count']} |"
+        )
+    lines += [f"| `{_cell(name)}` | | | | | could not run: {_cell(why)} | | |" for name, why in failed]
+    noted = [
+        f"- `{_cell(name)}` `{_cell(case_id)}`: {_cell(text)}"
+        for name, result in results
+        for case_id, text in _case_lines(result, failed_only=True)
+    ]
+    if noted:
+        summary = "Cases that failed, errored or missed their expect"
+        lines += ["", f"<details><summary>{summary} ({len(noted)})</summary>", "", *noted, "", "</details>"]
+    for _, result in results:
+        if result.previous is not None:
+            lines += ["", format_diff_markdown(result.previous)]
     return "\n".join(lines)
