@@ -345,5 +345,6 @@ def test_every_command_s_help_ends_with_examples_that_parse(capsys: pytest.Captu
         shown = capsys.readouterr().out.split("\nexamples:\n")[1].splitlines()
         assert shown and all(line.startswith(f"  ai-eval-lsp {name}") for line in shown), shown
         for line in shown:
-            argv = shlex.split(line.split("#")[0])[1:]
+            command = line.split("#")[0].split(">")[0]  # the command, not its shell redirection
+            argv = shlex.split(command)[1:]
             assert parser.parse_args(argv).command == name
