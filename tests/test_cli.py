@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import without_test_plugins
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli import EXAMPLES, _parser, main
@@ -348,3 +349,21 @@ def test_every_command_s_help_ends_with_examples_that_parse(capsys: pytest.Captu
             command = line.split("#")[0].split(">")[0]  # the command, not its shell redirection
             argv = shlex.split(command)[1:]
             assert parser.parse_args(argv).command == name
+
+
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> None:
+    kinds = "".join("  - {kind: regexp}\n" for _ in range(3000))  # ~1 MB of problems: more than a pipe holds
+    (tmp_path / "many.rubric.yaml").write_text(
+        f'id: many\nversion: "1.0"\nchecks:\n{kinds}scoring: {{combine: all_pass}}\n'
+    )
+    command = [sys.executable, "-m", "ai_eval_lsp", "check", str(tmp_path / "many.rubric.yaml")]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=without_test_plugins()
+    ) as process:  # `| head -1`
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()
+        errors = process.stderr.read()
+        status = process.wait(timeout=60)
+    assert first.startswith(f"{tmp_path / 'many.rubric.yaml'}:4:12: unknown-kind".encode())
+    assert (status, errors) == (141, b"")

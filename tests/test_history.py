@@ -4,6 +4,7 @@ the `history`, `diff` and `report` commands."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import without_test_plugins
 from scipy.stats import binomtest
 
 from ai_eval_lsp.cli import main
@@ -190,7 +192,9 @@ def test_a_file_that_is_no_database_is_refused_with_its_name(tmp_path: Path) -> 
     path = tmp_path / "results.sqlite"
     path.write_text("these are notes, not a database\n" * 100)
     with pytest.raises(
-        StoreError, match=rf"^{re.escape(str(path))}: not a results database \(file is not a database\)$"
+        StoreError,
+        match=rf"^{re.escape(str(path))}: not a results database \(file is not a database\); name another "
+        r"with --db \(or the `resultsDatabase` setting\)$",
     ):
         ResultStore(path).history("tone")
 
@@ -435,3 +439,48 @@ def test_a_run_stores_every_cases_result_with_its_row(runs: Path) -> None:
         },
     )
     assert (apology.passed, rude.passed) == (True, False)
+
+
+@pytest.mark.parametrize("where", ["the folder", "below a file"])
+def test_a_run_that_could_not_be_stored_says_so_before_grading(
+    runs: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    database = runs if where == "the folder" else runs / "t.cases.yaml" / "results.sqlite"
+    code, out, err = cli(runs, capsys, "run", str(runs / "t.cases.yaml"), "--db", str(database))
+    why = (
+        f"{runs} is a folder: the results database is a file"
+        if where == "the folder"
+        else (f"{database}: {runs / 't.cases.yaml'} is a file, not a folder")
+    )
+    assert (code, out) == (2, "")  # no case was graded, nothing printed
+    assert err.splitlines()[-1] == f"error: {why}; name another with --db (or the `resultsDatabase` setting)"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounts a folder read-only in a mount namespace of its own")
+def test_a_database_where_nothing_can_be_written_is_read_and_not_written(runs: Path) -> None:
+    """A CI artifact on a read-only mount: history and diff read it; a run says it cannot store."""
+    database = runs / ".ai_eval" / "results.sqlite"
+    commands = "; ".join(
+        f"{sys.executable} -m ai_eval_lsp --root {runs} {command} --db {database}; echo status $?"
+        for command in ("history tone", "diff", f"run {runs / 't.cases.yaml'}")
+    )
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "sh",
+            "-c",
+            f"mount --bind -o ro {database.parent} {database.parent}; {commands}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=without_test_plugins(),
+    )
+    assert done.stdout.startswith("tone: 2 runs, newest first\n"), done.stdout + done.stderr
+    assert "\nstatus 0\ntone: run 1 (" in done.stdout  # history, then the diff
+    assert done.stdout.endswith("status 0\nstatus 2\n")
+    assert done.stderr.endswith(
+        f"error: {database}: the results database cannot be written (unable to open database file); "
+        "name another with --db (or the `resultsDatabase` setting)\n"
+    )

@@ -27,7 +27,7 @@ from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
 from ai_eval_lsp.pluginhost import PluginHost
 from ai_eval_lsp.project import Project
-from ai_eval_lsp.store import ResultStore
+from ai_eval_lsp.store import ResultStore, StoreError
 
 SUBSCRIBER_GROUP = "ai_eval.run_complete"
 REGRESSION_TOLERANCE = 0.5
@@ -289,6 +289,11 @@ def run(
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from, and
     `names` what the results call each case (by default, `case_names`)."""
     started, clock = time.time(), time.perf_counter()
+    store = ResultStore(options.database or project.results_database)
+    try:
+        store.check_writable()  # now, not once every case is graded
+    except StoreError as err:
+        raise RunError(str(err)) from None
     library = _library(project, options)
     cancellation = options.cancellation or Cancellation()
     named = list(zip(names if names is not None else case_names(cases), cases, strict=True))
@@ -331,9 +336,11 @@ def run(
         "ai_eval_lsp": __version__,
     }
     row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
-    store = ResultStore(options.database or project.results_database)
     records = [case.record() for case in results]
-    stored = store.insert(row, started, records, cancellation.store)
+    try:
+        stored = store.insert(row, started, records, cancellation.store)
+    except StoreError as err:
+        raise RunError(str(err)) from None
     if stored is None:
         raise RunCancelled
     previous = store.previous(stored["target_id"], stored["id"])

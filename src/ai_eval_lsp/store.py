@@ -79,19 +79,58 @@ class ResultStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+    def check_writable(self) -> None:
+        """Raise StoreError now if a run could not be stored here, before any case is graded."""
+        self._connect().close()
+
+    def _connect(self, read_only: bool = False) -> sqlite3.Connection:
+        """A connection to the database, created and brought to SCHEMA_VERSION when needed; for
+        reading only, a database where nothing can be written (a read-only mount, a folder that
+        is not yours) is opened as it is."""
+        where = "; name another with --db (or the `resultsDatabase` setting)"
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a folder: the results database is a file{where}")
+        above = next((folder for folder in self.path.parents if folder.exists()), None)
+        if above is not None and not above.is_dir():
+            raise StoreError(f"{self.path}: {above} is a file, not a folder{where}")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(f"{self.path}: the results database cannot be created ({_cause(err)}){where}") from err
         connection.row_factory = sqlite3.Row
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             self._migrate(connection)
+        except sqlite3.OperationalError as err:
+            connection.close()
+            if read_only and self.path.is_file():
+                return self._connect_as_it_is()
+            raise StoreError(f"{self.path}: the results database cannot be written ({err}){where}") from err
         except sqlite3.DatabaseError as err:
             connection.close()
-            raise StoreError(f"{self.path}: not a results database ({err})") from err
+            raise StoreError(f"{self.path}: not a results database ({err}){where}") from err
         except BaseException:
             connection.close()
             raise
+        return connection
+
+    def _connect_as_it_is(self) -> sqlite3.Connection:
+        """A database that cannot be written, read without locks or journal (SQLite's
+        `immutable`): fine for a copy nobody writes, such as a CI artifact on a read-only mount."""
+        uri = f"{self.path.resolve().as_uri()}?immutable=1"
+        try:
+            connection = sqlite3.connect(uri, uri=True, isolation_level=None)
+            connection.row_factory = sqlite3.Row
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error as err:
+            raise StoreError(f"{self.path}: not a results database ({err})") from err
+        if version != SCHEMA_VERSION:
+            connection.close()
+            raise StoreError(
+                f"{self.path} has store schema {version}, and this ai-eval-lsp reads {SCHEMA_VERSION}; it "
+                "cannot be upgraded where it is (nothing can be written there): copy it somewhere writable"
+            )
         return connection
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
@@ -172,7 +211,7 @@ class ResultStore:
         """Rows of a query; none when there is no database yet (reading never creates one)."""
         if not self.path.exists():
             return []
-        connection = self._connect()
+        connection = self._connect(read_only=True)
         try:
             return [dict(found) for found in connection.execute(query, parameters)]
         finally:
@@ -280,3 +319,9 @@ class ResultStore:
                 f"run {run_id} is of `{row['target_id']}`, not `{target}`: a diff compares runs of one target"
             )
         return row
+
+
+def _cause(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return f"{err.strerror}: {err.filename}" if err.filename else err.strerror
+    return str(err)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE_CLOSED = 128 + 13  # SIGPIPE
 
 EXAMPLES = {
     "check": [
@@ -77,7 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.root is not None and not Path(args.root).is_dir():
         print(f"error: --root {args.root} is not a folder", file=sys.stderr)
         return EXIT_USAGE
-    result: int = args.run(Projects(Path(args.root) if args.root else None), args)
+    try:
+        result: int = args.run(Projects(Path(args.root) if args.root else None), args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, with the status of a Unix tool that got
+        # SIGPIPE, and send what Python flushes at exit nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
     return result
 
 
