@@ -367,3 +367,16 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path
         status = process.wait(timeout=60)
     assert first.startswith(f"{tmp_path / 'many.rubric.yaml'}:4:12: unknown-kind".encode())
     assert (status, errors) == (141, b"")
+
+
+def test_a_settings_file_that_cannot_be_read_stops_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "ai-eval.toml").write_text('rubricGlobs = ["evals/**/*.yaml"]\n[php\n')
+    (tmp_path / "a.rubric.yaml").write_text(CLEAN.format(id="a"))
+    code, out, err = run(capsys, "--root", str(tmp_path), "check", str(tmp_path))
+    assert (code, out) == (2, "")  # not "All checks passed" on settings it could not read
+    assert err.splitlines()[-1] == (
+        f"error: {tmp_path / 'ai-eval.toml'}: cannot be read: Expected ']' at the end of a table declaration "
+        "(at line 2, column 5); none of its settings would apply, so nothing is checked until it is fixed"
+    )

@@ -64,6 +64,11 @@ def test_a_run_without_php_says_what_it_skipped(site: Path) -> None:
     )
     listing = json.loads(run(site, "plugins", "--format", "json").stdout)
     assert listing["phpRuntime"]["unavailable"].startswith("no PHP found: `/nonexistent/php` does not exist")
+    word_count = next(row for row in listing["php"] if row["module"] == "my_eval_extras")
+    assert (word_count["runsInEditor"], word_count["why"]) == (
+        False,
+        "needs PHP, and no PHP found: `/nonexistent/php` does not exist (set the `php.command` setting)",
+    )
 
 
 def test_plugins_lists_the_modules_executors(site: Path) -> None:

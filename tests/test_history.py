@@ -484,3 +484,15 @@ def test_a_database_where_nothing_can_be_written_is_read_and_not_written(runs: P
         f"error: {database}: the results database cannot be written (unable to open database file); "
         "name another with --db (or the `resultsDatabase` setting)\n"
     )
+
+
+def test_history_limit_must_be_positive_and_report_makes_its_folder(
+    runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--root", str(runs), "history", "tone", "--limit", "0"])
+    assert stopped.value.code == 2
+    assert "argument --limit: must be a whole number of at least 1, not '0'" in capsys.readouterr().err
+    target = runs / "reports" / "new" / "tone.html"
+    code, out, _ = cli(runs, capsys, "report", "-o", str(target))
+    assert (code, out) == (0, f"wrote {target}: 1 target\n") and target.is_file()

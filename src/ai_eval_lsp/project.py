@@ -104,10 +104,10 @@ class Project:
 
     def summarize(self, found: Found, text: str) -> Summary:
         """What other files need to know of one file, from its text."""
-        root = parse(text, self.rules.parser).root
+        parsed = parse(text, self.rules.parser)
         if found.role == "cases":
-            return summarize_cases(found.relative, root, text)
-        return summarize(found.relative, root, text)
+            return summarize_cases(found.relative, parsed.root, text)
+        return summarize(found.relative, parsed.root, text, parsed.problems)
 
     def summaries(self, found: Iterable[Found]) -> Iterator[Summary]:
         """The summary of each file found, read from disk; a file that cannot be read is skipped

@@ -10,6 +10,11 @@ from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+
+class SettingsFileError(Exception):
+    """A settings file that cannot be read: every setting in it would silently not apply."""
+
+
 CLIENT_SETTINGS = frozenset({"interpreter", "trace", "trace.server"})
 """Keys of the `aiEval` section that only the VS Code client reads."""
 
@@ -66,24 +71,30 @@ class Settings:
         return replace(cls(), **values), problems
 
     @classmethod
-    def for_root(cls, root: Path) -> tuple[Settings, list[str]]:
+    def for_root(cls, root: Path, strict: bool = False) -> tuple[Settings, list[str]]:
         """The settings of a project root, so CI sees what the editor sees: `ai-eval.toml` (for
-        projects that are not Python), else the `[tool.ai-eval]` table of `pyproject.toml`."""
+        projects that are not Python), else the `[tool.ai-eval]` table of `pyproject.toml`. A
+        file that cannot be read is a problem, and with `strict` a SettingsFileError."""
         own = root / "ai-eval.toml"
         if own.is_file():
-            return cls._from_toml(own, _own_table)
+            return cls._from_toml(own, _own_table, strict)
         pyproject = root / "pyproject.toml"
         if pyproject.is_file():
-            return cls._from_toml(pyproject, _tool_table)
+            return cls._from_toml(pyproject, _tool_table, strict)
         return cls(), []
 
     @classmethod
     def _from_toml(
-        cls, path: Path, table_of: Callable[[dict[str, Any]], tuple[Any, list[str]]]
+        cls, path: Path, table_of: Callable[[dict[str, Any]], tuple[Any, list[str]]], strict: bool
     ) -> tuple[Settings, list[str]]:
         try:
             table, problems = table_of(tomllib.loads(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            if strict:
+                raise SettingsFileError(
+                    f"{path}: cannot be read: {err}; none of its settings would apply, so nothing is "
+                    "checked until it is fixed"
+                ) from err
             return cls(), [f"{path}: cannot be read: {err}"]
         if not isinstance(table, dict):
             return cls(), [f"{path}: the ai-eval settings must be a table"]

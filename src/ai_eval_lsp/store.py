@@ -97,7 +97,9 @@ class ResultStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except (OSError, sqlite3.Error) as err:
-            raise StoreError(f"{self.path}: the results database cannot be created ({_cause(err)}){where}") from err
+            raise StoreError(
+                f"{self.path}: the results database cannot be created ({_cause(err)}){where}"
+            ) from err
         connection.row_factory = sqlite3.Row
         try:
             connection.execute("PRAGMA journal_mode=WAL")

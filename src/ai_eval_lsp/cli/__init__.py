@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render
+from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render, text_line
 from ai_eval_lsp.cli.results import (
+    count,
     format_diff,
     format_diff_markdown,
     format_history,
@@ -27,6 +28,7 @@ from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.files import project_root
 from ai_eval_lsp.plugins import PhpPlugin
 from ai_eval_lsp.project import Project
+from ai_eval_lsp.settings import SettingsFileError
 
 if TYPE_CHECKING:
     from ai_eval_lsp.core.compare import CaseRecord, Diff
@@ -82,12 +84,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.run(Projects(Path(args.root) if args.root else None), args)
         sys.stdout.flush()
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, with the status of a Unix tool that got
         # SIGPIPE, and send what Python flushes at exit nowhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
     return result
+
+
+class UsageError(Exception):
+    """What stops a command before it starts: said on stderr, exit 2."""
 
 
 class Projects:
@@ -101,7 +110,10 @@ class Projects:
     def of(self, path: Path) -> Project:
         root = (self.root or project_root(path)).resolve()
         if root not in self.loaded:
-            project = Project.load(root)
+            try:
+                project = Project.load(root, strict_settings=True)
+            except SettingsFileError as err:  # CI must not pass on defaults it was not given
+                raise UsageError(str(err)) from None
             for problem in project.setting_problems:
                 print(f"warning: {problem}", file=sys.stderr)
             for notice in project.registry.notices():
@@ -177,7 +189,7 @@ def _parser() -> argparse.ArgumentParser:
         "history", parents=[common, database], help="a target's stored runs, newest first"
     )
     history.add_argument("target", metavar="TARGET", help="the rubric id the runs graded")
-    history.add_argument("--limit", type=int, default=None, metavar="N", help="the newest N runs only")
+    history.add_argument("--limit", type=_positive, default=None, metavar="N", help="the newest N runs only")
     history.add_argument("--format", choices=("text", "json"), default="text")
     history.set_defaults(run=_history)
 
@@ -225,6 +237,16 @@ def _parser() -> argparse.ArgumentParser:
         + "\n\n`ai-eval-lsp COMMAND --help` shows a command's options and more examples."
     )
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return number
 
 
 def _check(projects: Projects, args: argparse.Namespace) -> int:
@@ -302,6 +324,8 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
         project = projects.of(Path(name))
         for problem in project.registry.problems():
             print(f"warning: {problem}", file=sys.stderr)
+        for line in _errors_of_cases_file(project, Path(name)):
+            print(f"warning: {line}", file=sys.stderr)
         try:
             options = RunOptions("cli", Path(args.db) if args.db else None, _progress(name))
             result = run_cases(project, Path(name), options)
@@ -319,6 +343,20 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
     if failed:
         return EXIT_USAGE
     return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
+
+
+def _errors_of_cases_file(project: Project, path: Path) -> list[str]:
+    """The cases file's own errors, as `check` prints them: a run goes on (each case that cannot
+    be graded errors, a mistyped `expect` fails), but says first what is wrong."""
+    try:
+        analysis = project.analyse(path, path.read_bytes(), "cases")
+    except OSError:
+        return []  # the run says it cannot read the file
+    return [
+        text_line(FileProblem(str(path), problem))
+        for problem in analysis.problems
+        if problem.severity == Severity.ERROR
+    ]
 
 
 def _from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
@@ -390,6 +428,7 @@ def _report(projects: Projects, args: argparse.Namespace) -> int:
     if targets is None:
         return EXIT_USAGE
     try:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as `run --db` makes its folder
         Path(args.output).write_text(render_report(targets), encoding="utf-8")
     except OSError as err:
         print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
@@ -448,8 +487,8 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
         }
         for plugin in registry.plugins
     ]
-    php = [_php_row(project, plugin) for plugin in registry.php]
     runtime = _php_runtime(project)
+    php = [_php_row(project, plugin, runtime) for plugin in registry.php]
     fragments: list[dict[str, Any]] = [
         {
             "file": project.relative(path),
@@ -490,7 +529,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     if codebase is None:
         print(f"No Drupal codebase in {project.root} (name another with --root DIR, or `drupal.root`).")
     else:
-        print(f"\nDrupal codebase {codebase.root}: {len(php)} PHP executors")
+        print(f"\nDrupal codebase {codebase.root}: {count(len(php), 'PHP executor')}")
     if runtime is not None:
         print(f"  PHP: {runtime.get('version') or runtime['unavailable']}")
     for row in php:
@@ -535,8 +574,12 @@ def _php_runtime(project: Project) -> dict[str, str] | None:
             return {"command": shown, "unavailable": f"{err}; module executors are skipped in runs"}
 
 
-def _php_row(project: Project, plugin: PhpPlugin) -> dict[str, Any]:
-    """A PHP executor as `plugins` shows it: where it is, its kinds, and whether it runs here."""
+def _php_row(project: Project, plugin: PhpPlugin, runtime: dict[str, str] | None) -> dict[str, Any]:
+    """A PHP executor as `plugins` shows it: where it is, its kinds, and whether it runs here
+    (not when it needs what ai-eval-lsp cannot give, nor when no PHP starts)."""
+    why = plugin.unavailable
+    if why is None and runtime is not None and "unavailable" in runtime:
+        why = f"needs PHP, and {runtime['unavailable'].split('; ')[0]}"
     origin = plugin.origin
     return {
         "module": origin.module,
@@ -553,7 +596,7 @@ def _php_row(project: Project, plugin: PhpPlugin) -> dict[str, Any]:
             }
             for d in plugin.executor.definitions
         ],
-        "runsInEditor": plugin.unavailable is None,
-        "why": plugin.unavailable,
+        "runsInEditor": why is None,
+        "why": why,
         "problems": project.registry.problems_of(plugin),
     }

@@ -38,11 +38,14 @@ def _region(problem: Problem) -> dict[str, int]:
     }
 
 
+def text_line(found: FileProblem) -> str:
+    """`path:line:column: code message`, 1-based, as compilers and ruff print problems."""
+    start = found.problem.span.start
+    return f"{found.path}:{start.line + 1}:{start.column + 1}: {found.problem.code} {found.problem.message}"
+
+
 def _text(found: Sequence[FileProblem], files_checked: int) -> str:
-    lines = [
-        f"{f.path}:{f.problem.span.start.line + 1}:{f.problem.span.start.column + 1}: {f.problem.code} {f.problem.message}"
-        for f in found
-    ]
+    lines = [text_line(f) for f in found]
     counts = {severity: sum(1 for f in found if f.problem.severity == severity) for severity in Severity}
     summary = (
         f"{counts[Severity.ERROR]} error{'s' * (counts[Severity.ERROR] != 1)}, "
