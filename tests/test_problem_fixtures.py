@@ -57,3 +57,68 @@ def test_workspace_fixture(path: Path) -> None:
 def test_every_code_of_this_engine_has_a_fixture() -> None:
     declared = {e.code for path in PROBLEM_FILES + WORKSPACE_FILES for e in expectations(path)}
     assert set(SEVERITY_OF_CODE) <= declared
+
+
+MAIN = (
+    'id: main\nversion: "1.0"\nchecks:\n  - {kind: composite, rubric: refund}\nscoring: {combine: all_pass}\n'
+)
+
+
+def composite_message(root: Path) -> str:
+    project = Project.load(root)
+    path = root / "main.rubric.yaml"
+    analysis = project.analyse(path, path.read_bytes())
+    (problem,) = analysis.problems_in(project.index({path: analysis}).rubrics)
+    return problem.message
+
+
+@pytest.mark.parametrize(
+    ("head", "declared"),
+    [
+        ("id: refund", True),
+        ("id: 'refund'  # the refund rubric", True),
+        ('id:   "refund"  ', True),
+        ("id: refund#2", False),  # YAML reads the plain scalar `refund#2`
+        ("  id: refund", False),  # indented: not a top-level key
+        ("id: Refund", False),  # not an id
+        ("id: refund\nid: refund", False),  # two lines say it: the text does not tell
+        ("# id: refund", False),
+    ],
+)
+def test_a_rubric_file_that_cannot_be_read_is_known_by_its_id_line_alone(
+    tmp_path: Path, head: str, declared: bool
+) -> None:
+    """A rubric whose YAML does not parse has no id; a composite naming it says that file cannot
+    be read, and names it as the rubric meant when exactly one of its lines is `id: <the id>`."""
+    (tmp_path / "ai-eval.toml").write_text("")
+    (tmp_path / "main.rubric.yaml").write_text(MAIN)
+    (tmp_path / "refund.rubric.yaml").write_text(f"{head}\nchecks: [\n")
+    error_line = head.count("\n") + 2
+    if declared:
+        assert composite_message(tmp_path) == (
+            "composite check `refund`: refund.rubric.yaml declares `id: refund` (line 1) but cannot be read: "
+            f"yaml-syntax at {error_line}:1; fix its YAML"
+        )
+    else:
+        assert composite_message(tmp_path) == (
+            "composite check `refund`: there is no rubric `refund` in the workspace; the rubrics are `main`; "
+            f"1 rubric file cannot be read and may be it: refund.rubric.yaml (yaml-syntax at {error_line}:1)"
+        )
+
+
+def test_several_unreadable_rubric_files_are_counted(tmp_path: Path) -> None:
+    (tmp_path / "ai-eval.toml").write_text("")
+    (tmp_path / "main.rubric.yaml").write_text(MAIN)
+    for name in "abcde":
+        (tmp_path / f"{name}.rubric.yaml").write_text("checks: [\n")
+    assert composite_message(tmp_path) == (
+        "composite check `refund`: there is no rubric `refund` in the workspace; the rubrics are `main`; "
+        "5 rubric files cannot be read, and one may be it: a.rubric.yaml (yaml-syntax at 1:1), "
+        "b.rubric.yaml (yaml-syntax at 1:1), c.rubric.yaml (yaml-syntax at 1:1) and 2 more"
+    )
+    for name in "ab":
+        (tmp_path / f"{name}.rubric.yaml").write_text("id: refund\nchecks: [\n")
+    assert composite_message(tmp_path) == (
+        "composite check `refund`: 2 files declare `id: refund` but cannot be read: "
+        "a.rubric.yaml (yaml-syntax at 2:1), b.rubric.yaml (yaml-syntax at 2:1); fix their YAML"
+    )

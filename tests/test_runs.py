@@ -15,6 +15,7 @@ import pytest
 from contract import RESULT_ROW_FIELDS
 from processes import alive, ends_alone, orphan
 
+from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, gate_failures, wilson_interval
@@ -147,6 +148,40 @@ def test_a_missing_rubric_errors_every_case(tmp_path: Path) -> None:
         result.row["error_count"] == 1
         and result.cases[0].error == "no rubric `support_tone` in the workspace"
     )
+
+
+@pytest.mark.parametrize(
+    ("head", "reason"),
+    [
+        (
+            "id: refund\n",
+            "rubric `refund`: refund.rubric.yaml declares `id: refund` (line 1) but cannot be read: "
+            "yaml-syntax at 3:1; fix its YAML",
+        ),
+        (
+            "",
+            "no rubric `refund` in the workspace; 1 rubric file cannot be read and may be it: "
+            "refund.rubric.yaml (yaml-syntax at 2:1)",
+        ),
+    ],
+)
+def test_a_rubric_file_that_cannot_be_read_is_named_where_a_run_needs_it(
+    workspace: Path, head: str, reason: str
+) -> None:
+    """The sub-rubric of a composite, or a cases file's own rubric, is in a file whose YAML does
+    not parse: the reason says that file cannot be read and where, not only that no rubric has
+    the id."""
+    (workspace / "refund.rubric.yaml").write_text(f'{head}version: "1.0"\nchecks: [\n')
+    composite = "  - {id: content, kind: composite, rubric: refund}\nscoring:"
+    (workspace / "tone.rubric.yaml").write_text(RUBRIC.replace("scoring:", composite))
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    (workspace / "r.cases.yaml").write_text(cases(case("a", "sorry")).replace("support_tone", "refund"))
+    verdict = run_cases(project(workspace), workspace / "t.cases.yaml").cases[0].verdict
+    assert verdict is not None and [(o.check_id, o.passed, o.reason) for o in verdict.outcomes] == [
+        ("apologises", True, 'found "sorry"'),
+        ("content", False, reason),
+    ]
+    assert run_cases(project(workspace), workspace / "r.cases.yaml").cases[0].error == reason
 
 
 def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Path) -> None:
@@ -339,6 +374,43 @@ def test_a_drop_of_more_than_half_a_point_is_noticed(workspace: Path) -> None:
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "no")))
     notices = run_cases(project(workspace), workspace / "t.cases.yaml").notices
     assert notices == ["regression: support_tone dropped 2.50 points, from 5.00 to 2.50 over 2 cases"]
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_runs_with_no_case_in_common_are_not_compared(
+    workspace: Path, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    """Case `a` (5/5) in one cases file, then `b` and `c` (0/5) in another of the same rubric: the
+    runs share no case, so no drop is noticed, and the line against the run before says only
+    that; `diff` warns that its deltas compare different cases."""
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
+    (workspace / "u.cases.yaml").write_text(cases(case("b", "no"), case("c", "no")))
+    assert main(["--root", str(workspace), "run", str(workspace / "t.cases.yaml")]) == 0
+    capsys.readouterr()
+    main(["--root", str(workspace), "run", str(workspace / "u.cases.yaml"), "--format", output])
+    out = capsys.readouterr().out
+    if output == "json":
+        (report,) = json.loads(out)
+        assert report["notices"] == []
+        assert (report["diff"]["casesInCommon"], report["diff"]["onlyBase"]) == (0, ["a"])
+        return
+    against = [line for line in out.splitlines() if line.startswith(("  vs run", "  regression"))]
+    assert against == ["  vs run 1: no case in common (it ran t.cases.yaml)"]
+    assert main(["--root", str(workspace), "diff"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "runs 1 and 2 have no case in common (run 1 ran t.cases.yaml, run 2 ran u.cases.yaml): "
+        "their deltas compare different cases"
+    )
+
+
+def test_runs_that_share_a_case_are_compared_as_before(workspace: Path) -> None:
+    """One case in common is enough: the drop of the runs' averages is noticed."""
+    (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry"), case("b", "sorry")))
+    run_cases(project(workspace), workspace / "t.cases.yaml")
+    (workspace / "u.cases.yaml").write_text(cases(case("b", "no"), case("c", "no")))
+    result = run_cases(project(workspace), workspace / "u.cases.yaml")
+    assert result.previous is not None and result.previous.in_common == 1
+    assert result.notices == ["regression: support_tone dropped 5.00 points, from 5.00 to 0.00 over 2 cases"]
 
 
 # --- time limits ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ai_eval_lsp.api import CheckOutcome
 from ai_eval_lsp.caseworkers import Cancelled, Prepared, grade_in_workers, workers_for
 from ai_eval_lsp.core.compare import Diff, diff
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, RubricSource
+from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
@@ -124,7 +125,8 @@ class RubricLibrary:
     def __call__(self, ref: str) -> LoadedRubric | None:
         summary = self.index.resolve(ref)
         if summary is None:
-            return None
+            # what the workspace knows of it: a file that declares it but cannot be read
+            raise RubricError(missing_rubric(ref, self.index))
         if summary.path not in self.loaded:
             path = self.project.root / summary.path
             try:
@@ -390,8 +392,10 @@ def grade(evaluator: Evaluator, rubrics: RubricSource, ref: str, name: str, case
 
 
 def _regression(comparison: Diff | None) -> list[str]:
-    """The seed's subscriber example, built in: a drop of more than half a point is noticed."""
-    if comparison is None or comparison.incomparable:
+    """The seed's subscriber example, built in: a drop of more than half a point is noticed.
+    Runs with no case in common (of two cases files of one rubric) are not compared: their
+    averages are of different cases."""
+    if comparison is None or comparison.incomparable or not comparison.in_common:
         return []
     previous, row = comparison.base, comparison.head
     # A run that scored no case has no average to compare, and is not one to compare with.

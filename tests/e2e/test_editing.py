@@ -74,6 +74,30 @@ async def test_renaming_a_rubric_while_the_editor_asks_for_symbols_and_lenses(cl
     assert "there is no rubric `a`" in found[0].message
 
 
+async def test_a_sub_rubric_left_unreadable_is_named_where_it_is_used(client: LanguageClient) -> None:
+    """A `]` deleted in the sub-rubric: the composite that uses it says which file declares the id
+    and where that file's YAML fails, and points there; typing the `]` back clears it."""
+    line = "  - {id: polite, kind: must_contain_any, values: [sorry]}"
+    sub = await open_document(client, "sub.rubric.yaml", RUBRIC_A.replace("id: a", "id: sub"))
+    uses = await open_document(client, "uses_sub.rubric.yaml", RUBRIC_B.replace("rubric: a", "rubric: sub"))
+    assert await diagnostics(client, uses) == []
+    bracket = line.index("]")
+    edit(client, sub, 2, (3, bracket), (3, bracket + 1), "")
+    found = await diagnostics_until(client, uses, lambda found: found)
+    assert [(d.code, d.message) for d in found] == [
+        (
+            "unresolved-rubric",
+            "composite check `sub`: sub.rubric.yaml declares `id: sub` (line 1) but cannot be read: "
+            f"yaml-syntax at 4:{bracket + 1}; fix its YAML",
+        )
+    ]
+    (where,) = found[0].related_information or []
+    assert (where.location.uri, where.location.range.start) == (sub, types.Position(3, bracket))
+    assert where.message.startswith("cannot be read: YAML syntax error: expected ',' or ']', but got '}'")
+    edit(client, sub, 3, (3, bracket), (3, bracket), "]")
+    assert await diagnostics_until(client, uses, lambda found: not found) == []
+
+
 async def test_a_request_right_after_an_edit_sees_the_edit(client: LanguageClient) -> None:
     text = 'id: fresh\nversion: "1.0"\nchecks:\n  - {id: one, kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
     doc = await open_document(client, "fresh.rubric.yaml", text)

@@ -135,3 +135,17 @@ async def test_one_notification_per_run(client: LanguageClient, showing_runs: La
         before = len(run_messages(each))
         await run_cases(each, {"uri": (root(each) / "tone.cases.yaml").as_uri()})
         assert len(run_messages(each)) - before == (0 if each is showing_runs else 1)
+
+
+async def test_a_run_with_no_case_in_common_with_the_run_before_notices_no_drop(
+    client: LanguageClient,
+) -> None:
+    """`polite` alone (5/5), then `curt` alone (0/5): the runs share no case, so the editor's
+    message of the second run tells no regression (their averages are of different cases)."""
+    uri = (root(client) / "tone.cases.yaml").as_uri()
+    await run_cases(client, {"uri": uri, "caseIds": ["polite"]})
+    curt = await run_cases(client, {"uri": uri, "caseIds": ["curt"]})
+    assert curt["row"]["avg_score"] == 0.0
+    assert run_messages(client)[-1] == (
+        "support_tone: pass rate 0.00, average 0.00/5, gate failed, 0 errors in 1 cases"
+    )

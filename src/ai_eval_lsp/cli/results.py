@@ -32,7 +32,14 @@ def signed(value: float) -> str:
 
 
 def diff_line(comparison: Diff) -> str:
-    """The diff in one line: what `run` prints against the run before."""
+    """The diff in one line: what `run` prints against the run before; runs with no case in
+    common (of two cases files) have no change to tell, and the line says so."""
+    if not comparison.in_common:
+        other = comparison.other_cases_file
+        line = f"vs run {comparison.base['run_id']}: no case in common" + (
+            f" (it ran {other})" if other else ""
+        )
+        return f"{comparison.incomparable}; {line}" if comparison.incomparable else line
     flipped = comparison.flipped
     to_fail = sum(1 for _, base, head in comparison.cases if flips(base, head) and base and base.passed)
     deltas = comparison.deltas
@@ -145,7 +152,7 @@ def _change(base: CaseRecord | None, head: CaseRecord | None) -> str:
 
 def _summary(comparison: Diff) -> list[str]:
     base, head, deltas = comparison.base, comparison.head, comparison.deltas
-    lines = [comparison.incomparable] if comparison.incomparable else []
+    lines = [line for line in (comparison.incomparable, comparison.unpaired) if line]
     return [
         *lines,
         f"pass rate {base['pass_rate']:.2f} -> {head['pass_rate']:.2f} ({signed(deltas['pass_rate'])}), "
@@ -178,10 +185,7 @@ def format_diff_markdown(comparison: Diff) -> str:
     lines = [
         f"### ai-eval: `{_cell(comparison.target)}`, run {base['run_id']} -> run {head['run_id']}",
         "",
-        *(
-            f"> **Warning:** {_cell(line)}"
-            for line in ([comparison.incomparable] if comparison.incomparable else [])
-        ),
+        *(f"> **Warning:** {_cell(line)}" for line in (comparison.incomparable, comparison.unpaired) if line),
         "| | base | head | change |",
         "|---|---:|---:|---:|",
         f"| pass rate | {base['pass_rate']:.2f} {interval(base)} | {head['pass_rate']:.2f} {interval(head)} "

@@ -73,7 +73,7 @@ def analyse_rubric(
     elif not parsed.problems:
         problems.append(_empty("rubric", "`id`, `version`, `checks` and `scoring`", root))
     problems.sort(key=Problem.sort_key)
-    return Analysis("rubric", path, text, root, summarize(path, root, text), problems)
+    return Analysis("rubric", path, text, root, summarize(path, root, text, parsed.problems), problems)
 
 
 def analyse_cases(

@@ -49,17 +49,28 @@ def major(version: str | None) -> str | None:
     return version.split(".", 1)[0] if version else None
 
 
-def target_version(row: Mapping[str, Any]) -> str | None:
-    """The version of the run's own rubric, from the row's `config_json`."""
+def _config(row: Mapping[str, Any]) -> dict[str, Any]:
     try:
         config = json.loads(row.get("config_json") or "{}")
     except json.JSONDecodeError:
-        return None
-    for rubric in config.get("rubrics", []) if isinstance(config, dict) else []:
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def target_version(row: Mapping[str, Any]) -> str | None:
+    """The version of the run's own rubric, from the row's `config_json`."""
+    config = _config(row)
+    for rubric in config.get("rubrics", []):
         if isinstance(rubric, dict) and rubric.get("id") == row.get("target_id"):
             version = rubric.get("version")
             return str(version) if version is not None else None
     return None
+
+
+def cases_file(row: Mapping[str, Any]) -> str | None:
+    """The cases file a run ran (relative to its project's root), from the row's `config_json`."""
+    found = _config(row).get("cases_file")
+    return found if isinstance(found, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +133,31 @@ class Diff:
             "ai_eval declares its scores not comparable with the old ones"
         )
 
+    @property
+    def in_common(self) -> int:
+        """How many cases (by id) both runs have: those the paired tests compare."""
+        return sum(1 for _, base, head in self.cases if base is not None and head is not None)
+
+    @property
+    def other_cases_file(self) -> str | None:
+        """The cases file the base ran, when it is not the one the head ran."""
+        base, head = cases_file(self.base), cases_file(self.head)
+        return base if base is not None and head is not None and base != head else None
+
+    @property
+    def unpaired(self) -> str | None:
+        """Why the runs cannot be compared case by case: they have no case in common (most often
+        they ran two cases files of one rubric), so their deltas compare different cases."""
+        if self.in_common:
+            return None
+        base, head = self.base["run_id"], self.head["run_id"]
+        files = (
+            f" (run {base} ran {cases_file(self.base)}, run {head} ran {cases_file(self.head)})"
+            if self.other_cases_file
+            else ""
+        )
+        return f"runs {base} and {head} have no case in common{files}: their deltas compare different cases"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "target": self.target,
@@ -140,6 +176,7 @@ class Diff:
             "flipped": self.flipped,
             "onlyBase": self.only_base,
             "onlyHead": self.only_head,
+            "casesInCommon": self.in_common,
             "deltas": self.deltas,
             "mcnemar_p": self.mcnemar_p,
             "sign_test_p": self.sign_test_p,

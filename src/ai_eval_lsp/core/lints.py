@@ -31,6 +31,8 @@ Dispatch = Callable[[Mapping[str, Any]], Claim]
 MAX_COMPOSITE_HOPS = 3
 _LISTED_IDS = 12
 """Up to this many rubrics, an unresolved reference lists them all; past it, the closest."""
+_LISTED_UNREADABLE = 3
+"""Up to this many unreadable rubric files an unresolved reference names; past it, a count."""
 
 _FLAGS = {
     "i": regex.IGNORECASE,
@@ -213,8 +215,8 @@ def lint_workspace(summary: RubricSummary, index: RubricIndex) -> list[Problem]:
 def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: RubricIndex) -> Problem | None:
     target = index.resolve(ref)
     if target is None:
-        reason = _unresolved_reason(ref, index)
-        return Problem("unresolved-rubric", f"composite check `{ref}`: {reason}", span, {"ref": ref})
+        reason, related = _unresolved_reason(ref, index)
+        return Problem("unresolved-rubric", f"composite check `{ref}`: {reason}", span, {"ref": ref}, related)
     chain = _first_bad_chain(summary, target, index)
     if chain is None:
         return None
@@ -236,19 +238,89 @@ def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: Rubr
     )
 
 
-def _unresolved_reason(ref: str, index: RubricIndex) -> str:
-    """Why `ref` names no rubric of the workspace, and what it could have named."""
+def _unresolved_reason(ref: str, index: RubricIndex) -> tuple[str, tuple[Related, ...]]:
+    """Why `ref` names no rubric of the workspace, what it could have named, and the rubric files
+    that cannot be read and may be the one it means (with where each fails, as related places)."""
     rubric_id, _, version = ref.partition("@")
+    declaring, unknown = _unreadable(rubric_id, index)
     if version and index.with_id(rubric_id):
         versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
-        return f"there is no version {version} of `{rubric_id}` in the workspace (it has {versions})"
+        reason = f"there is no version {version} of `{rubric_id}` in the workspace (it has {versions})"
+        return reason + _may_be_it([*declaring, *unknown]), _related([*declaring, *unknown])
+    if declaring:
+        return _declared_unreadable(rubric_id, declaring), _related(declaring)
     known = index.ids
     if len(known) <= _LISTED_IDS:
         listing = f"; the rubrics are {', '.join(f'`{k}`' for k in known)}" if known else ""
     else:
         close = difflib.get_close_matches(rubric_id, known, n=3)
         listing = f"; did you mean {' or '.join(f'`{k}`' for k in close)}?" if close else ""
-    return f"there is no rubric `{rubric_id}` in the workspace{listing}"
+    reason = f"there is no rubric `{rubric_id}` in the workspace{listing}"
+    return reason + _may_be_it(unknown), _related(unknown)
+
+
+def missing_rubric(ref: str, index: RubricIndex) -> str:
+    """Why a run cannot resolve `ref` (a composite's or a cases file's rubric): no rubric of the
+    workspace has it, or the file that declares it cannot be read."""
+    rubric_id = ref.partition("@")[0]
+    declaring, unknown = _unreadable(rubric_id, index)
+    if declaring and not index.with_id(rubric_id):
+        return f"rubric `{ref}`: {_declared_unreadable(rubric_id, declaring)}"
+    return f"no rubric `{ref}` in the workspace{_may_be_it([*declaring, *unknown])}"
+
+
+def _unreadable(rubric_id: str, index: RubricIndex) -> tuple[list[RubricSummary], list[RubricSummary]]:
+    """The rubric files whose YAML cannot be read and whose text declares `rubric_id` (see
+    `declared_id`), and those whose text declares no id: any of these may be the one meant."""
+    declaring: list[RubricSummary] = []
+    unknown: list[RubricSummary] = []
+    for summary in index.unreadable():
+        declared = summary.unreadable.declared_id if summary.unreadable is not None else None
+        if declared == rubric_id:
+            declaring.append(summary)
+        elif declared is None:
+            unknown.append(summary)
+    return declaring, unknown
+
+
+def _failure(summary: RubricSummary) -> str:
+    """Where a file cannot be read, as `check` prints a place: `yaml-syntax at 9:3`."""
+    unreadable = summary.unreadable
+    if unreadable is None:
+        return "unknown"
+    start = unreadable.span.start
+    return f"{unreadable.code} at {start.line + 1}:{start.column + 1}"
+
+
+def _declared_unreadable(rubric_id: str, declaring: list[RubricSummary]) -> str:
+    if len(declaring) == 1:
+        (summary,) = declaring
+        line = summary.unreadable.declared_line if summary.unreadable is not None else None
+        at = f" (line {line + 1})" if line is not None else ""
+        return (
+            f"{summary.path} declares `id: {rubric_id}`{at} but cannot be read: {_failure(summary)}; "
+            "fix its YAML"
+        )
+    files = ", ".join(f"{s.path} ({_failure(s)})" for s in declaring)
+    return f"{len(declaring)} files declare `id: {rubric_id}` but cannot be read: {files}; fix their YAML"
+
+
+def _may_be_it(unknown: list[RubricSummary]) -> str:
+    if not unknown:
+        return ""
+    listed = ", ".join(f"{s.path} ({_failure(s)})" for s in unknown[:_LISTED_UNREADABLE])
+    more = f" and {len(unknown) - _LISTED_UNREADABLE} more" if len(unknown) > _LISTED_UNREADABLE else ""
+    if len(unknown) == 1:
+        return f"; 1 rubric file cannot be read and may be it: {listed}"
+    return f"; {len(unknown)} rubric files cannot be read, and one may be it: {listed}{more}"
+
+
+def _related(unreadable: list[RubricSummary]) -> tuple[Related, ...]:
+    return tuple(
+        Related(s.path, s.unreadable.span, f"cannot be read: {s.unreadable.message}")
+        for s in unreadable[:_LISTED_UNREADABLE]
+        if s.unreadable is not None
+    )
 
 
 def _first_bad_chain(
@@ -295,13 +367,14 @@ def lint_cases_workspace(summary: CasesSummary, index: RubricIndex) -> list[Prob
         return []
     rubric = index.resolve(summary.rubric)
     if rubric is None:
-        reason = _unresolved_reason(summary.rubric, index)
+        reason, related = _unresolved_reason(summary.rubric, index)
         return [
             Problem(
                 "unresolved-rubric",
                 f"rubric `{summary.rubric}`: {reason}",
                 summary.rubric_span,
                 {"ref": summary.rubric},
+                related,
             )
         ]
     problems: list[Problem] = []

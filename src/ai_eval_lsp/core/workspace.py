@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
-from ai_eval_lsp.core.problems import Span
+from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import split_lines
 from ai_eval_lsp.core.yamltree import Node
 
@@ -112,6 +112,41 @@ class CompositeRef:
 
 
 @dataclass(frozen=True, slots=True)
+class Unreadable:
+    """Why a rubric file's YAML cannot be read (its first problem), so a reference that may have
+    meant it says so, and the id its text declares, read line by line (`declared_id`)."""
+
+    code: str
+    message: str
+    span: Span
+    declared_id: str | None = None
+    declared_line: int | None = None
+    """The 0-based line of the declaring `id:` line."""
+
+
+_ID_LINE = re.compile(
+    r"""id:[ \t]+(?:([a-z][a-z0-9_]*)|"([a-z][a-z0-9_]*)"|'([a-z][a-z0-9_]*)')(?:[ \t]+#.*|[ \t]*)"""
+)
+
+
+def declared_id(text: str) -> tuple[str, int] | None:
+    """The id a rubric's text declares without reading it as YAML, and its 0-based line: for a
+    file whose YAML cannot be read, so that a reference to it can say where it is.
+
+    Exact by construction: exactly one line of the file starts (at column 0, where a top-level key
+    of a block mapping starts) with `id:`, a space or tab, a snake_case id (plain, or in single or
+    double quotes) and at most a comment. No such line, or several, and nothing is declared."""
+    if "id:" not in text:
+        return None
+    found = [
+        (next(group for group in match.groups() if group), number)
+        for number, line in enumerate(split_lines(text))
+        if line.startswith("id:") and (match := _ID_LINE.fullmatch(line))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
 class RubricSummary:
     """What other files need to know of a rubric: identity, label, checks and composites."""
 
@@ -127,6 +162,8 @@ class RubricSummary:
     lines: Mapping[int, str] = field(default_factory=dict)
     """The text of the lines its spans are on, so other files' features place them without
     reading this file again."""
+    unreadable: Unreadable | None = None
+    """Why its YAML cannot be read, when it cannot (and so its id is None)."""
 
     @property
     def name(self) -> str:
@@ -183,7 +220,18 @@ def _lines(text: str, spans: Iterable[Span | None]) -> dict[int, str]:
     return {n: lines[n] for n in numbers if n < len(lines)}
 
 
-def summarize(path: str, root: Node | None, text: str = "") -> RubricSummary:
+def summarize(
+    path: str, root: Node | None, text: str = "", problems: Sequence[Problem] = ()
+) -> RubricSummary:
+    """What other files need of a rubric; `problems` are its parser's, which say why a file whose
+    `root` is None cannot be read."""
+    unreadable = None
+    if root is None and problems:
+        first = problems[0]
+        declared = declared_id(text)
+        unreadable = Unreadable(
+            first.code, first.message, first.span, *(declared if declared is not None else (None, None))
+        )
     data = root.value if root is not None and isinstance(root.value, dict) else {}
     id_entry = root.get("id") if root is not None else None
     checks = root.at(("checks",)) if root is not None else None
@@ -209,8 +257,17 @@ def summarize(path: str, root: Node | None, text: str = "") -> RubricSummary:
         check_ids=tuple(check_ids),
         composites=tuple(composites),
         sources=tuple(sources),
-        lines=_lines(text, [id_span, *(c.span for c in composites)]),
+        lines=_lines(text, [id_span, *(c.span for c in composites), *_unreadable_spans(unreadable)]),
+        unreadable=unreadable,
     )
+
+
+def _unreadable_spans(unreadable: Unreadable | None) -> list[Span]:
+    if unreadable is None:
+        return []
+    if unreadable.declared_line is None:
+        return [unreadable.span]
+    return [unreadable.span, Span.of(unreadable.declared_line, 0, unreadable.declared_line, 0)]
 
 
 def summarize_cases(path: str, root: Node | None, text: str = "") -> CasesSummary:
@@ -286,6 +343,10 @@ class RubricIndex:
     @property
     def ids(self) -> list[str]:
         return sorted(self._by_id)
+
+    def unreadable(self) -> list[RubricSummary]:
+        """The rubric files whose YAML cannot be read (so their ids are unknown), by path."""
+        return sorted((s for s in self.by_path.values() if s.unreadable is not None), key=lambda s: s.path)
 
     def with_id(self, rubric_id: str) -> tuple[RubricSummary, ...]:
         """Every rubric with an id, highest version first."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ai_eval_lsp.core.cursor import At
+from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import OpenDocument
@@ -19,7 +20,8 @@ def hover_text(document: OpenDocument, at: At) -> str | None:
     if not at.on_key and name == "rubric" and isinstance(at.node.value, str):
         target = document.folder.index.rubrics.resolve(at.node.value)
         if target is None:
-            return f"No rubric `{at.node.value}` in the workspace."
+            reason = missing_rubric(at.node.value, document.folder.index.rubrics)
+            return f"{reason[0].upper()}{reason[1:]}."
         checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
         return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."
     root = document.analysis.root if document.analysis else None
