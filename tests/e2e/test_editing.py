@@ -79,7 +79,8 @@ async def test_a_sub_rubric_left_unreadable_is_named_where_it_is_used(client: La
     and where that file's YAML fails, and points there; typing the `]` back clears it."""
     line = "  - {id: polite, kind: must_contain_any, values: [sorry]}"
     sub = await open_document(client, "sub.rubric.yaml", RUBRIC_A.replace("id: a", "id: sub"))
-    uses = await open_document(client, "uses_sub.rubric.yaml", RUBRIC_B.replace("rubric: a", "rubric: sub"))
+    uses_sub = RUBRIC_B.replace("id: b", "id: uses_sub").replace("rubric: a", "rubric: sub")
+    uses = await open_document(client, "uses_sub.rubric.yaml", uses_sub)
     assert await diagnostics(client, uses) == []
     bracket = line.index("]")
     edit(client, sub, 2, (3, bracket), (3, bracket + 1), "")
