@@ -43,11 +43,13 @@ class Project:
         settings: Settings | None = None,
         parser: Parser = "fast",
         engine: Engine = "fast",
+        strict_settings: bool = False,
     ) -> Project:
-        """The project of a root, with the settings given or those of its own files."""
+        """The project of a root, with the settings given or those of its own files (with
+        `strict_settings`, a settings file that cannot be read raises SettingsFileError)."""
         problems: list[str] = []
         if settings is None:
-            settings, problems = Settings.for_root(root)
+            settings, problems = Settings.for_root(root, strict=strict_settings)
         fragments = [root / fragment for fragment in settings.schema_fragments]
         codebase = drupal.discover(root, settings.drupal_root or None)
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
