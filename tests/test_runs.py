@@ -485,6 +485,18 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     assert "a: expected pass, which it did not get" in failed.stdout
 
 
+def test_a_mistyped_expect_fails_the_run_and_the_cases_file_s_errors_are_said_first(workspace: Path) -> None:
+    path = workspace / "t.cases.yaml"
+    path.write_text(cases(case("a", "sorry", "passed")))
+    done = run_cli(workspace, str(path))
+    assert done.returncode == 1  # the case passed, but its expectation could not be checked
+    assert "  a: `expect` must be pass or fail, not 'passed': fix the cases file" in done.stdout.splitlines()
+    assert (
+        f"warning: {path}:5:13: schema `cases[0].expect` must be one of `pass`, `fail`, not `passed` "
+        "(did you mean `pass`?)"
+    ) in done.stderr.splitlines()
+
+
 def test_run_goes_on_past_a_file_it_cannot_run_and_prints_markdown(workspace: Path) -> None:
     missing, path = workspace / "missing.cases.yaml", workspace / "t.cases.yaml"
     path.write_text(cases(case("a", "sorry"), case("b", "no", "pass"), gate="{pass_rate: 0.9}"))

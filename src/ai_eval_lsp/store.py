@@ -4,6 +4,7 @@ transaction, or not at all."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -70,6 +71,10 @@ _TABLES = (
 )
 
 
+WHERE = "; name another with --db (or the `resultsDatabase` setting)"
+"""How to get past a database that cannot be used, said after each such trouble."""
+
+
 class StoreError(Exception):
     """The database cannot be used (written by a newer ai-eval-lsp, not a results database), or
     does not hold the runs asked for."""
@@ -80,25 +85,37 @@ class ResultStore:
         self.path = path
 
     def check_writable(self) -> None:
-        """Raise StoreError now if a run could not be stored here, before any case is graded."""
-        self._connect().close()
+        """Raise StoreError now if a run could not be stored here, before any case is graded;
+        creates nothing (a run cancelled later leaves no file)."""
+        if self.path.exists():
+            self._connect().close()
+            return
+        self._check_place()
+        folder = next(folder for folder in self.path.parents if folder.exists())
+        if not os.access(folder, os.W_OK):
+            raise StoreError(
+                f"{self.path}: the results database cannot be created ({folder} cannot be written){WHERE}"
+            )
+
+    def _check_place(self) -> None:
+        """A path that can never be a database file: a folder, or a path below a file."""
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a folder: the results database is a file{WHERE}")
+        above = next((folder for folder in self.path.parents if folder.exists()), None)
+        if above is not None and not above.is_dir():
+            raise StoreError(f"{self.path}: {above} is a file, not a folder{WHERE}")
 
     def _connect(self, read_only: bool = False) -> sqlite3.Connection:
         """A connection to the database, created and brought to SCHEMA_VERSION when needed; for
         reading only, a database where nothing can be written (a read-only mount, a folder that
         is not yours) is opened as it is."""
-        where = "; name another with --db (or the `resultsDatabase` setting)"
-        if self.path.is_dir():
-            raise StoreError(f"{self.path} is a folder: the results database is a file{where}")
-        above = next((folder for folder in self.path.parents if folder.exists()), None)
-        if above is not None and not above.is_dir():
-            raise StoreError(f"{self.path}: {above} is a file, not a folder{where}")
+        self._check_place()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except (OSError, sqlite3.Error) as err:
             raise StoreError(
-                f"{self.path}: the results database cannot be created ({_cause(err)}){where}"
+                f"{self.path}: the results database cannot be created ({_cause(err)}){WHERE}"
             ) from err
         connection.row_factory = sqlite3.Row
         try:
@@ -108,10 +125,10 @@ class ResultStore:
             connection.close()
             if read_only and self.path.is_file():
                 return self._connect_as_it_is()
-            raise StoreError(f"{self.path}: the results database cannot be written ({err}){where}") from err
+            raise StoreError(f"{self.path}: the results database cannot be written ({err}){WHERE}") from err
         except sqlite3.DatabaseError as err:
             connection.close()
-            raise StoreError(f"{self.path}: not a results database ({err}){where}") from err
+            raise StoreError(f"{self.path}: not a results database ({err}){WHERE}") from err
         except BaseException:
             connection.close()
             raise

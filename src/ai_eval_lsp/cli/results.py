@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
+from ai_eval_lsp.core.results import EXPECTATIONS
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs import RunResult
@@ -81,7 +82,9 @@ def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
         elif case.verdict is not None and not (failed_only and case.verdict.passed and case.expectation_met):
             state = "pass" if case.verdict.passed else "fail"
             lines.append((case.case_id, f"{state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}"))
-        if not case.expectation_met:
+        if case.expect is not None and case.expect not in EXPECTATIONS:
+            lines.append((case.case_id, f"`expect` must be pass or fail, not {case.expect!r}: fix the cases file"))
+        elif not case.expectation_met:
             lines.append((case.case_id, f"expected {case.expect}, which it did not get"))
     return lines
 

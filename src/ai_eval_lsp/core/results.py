@@ -28,6 +28,10 @@ def wilson_interval(passes: int, total: int, z: float = Z_95) -> tuple[float, fl
     return max(0.0, center - half), min(1.0, center + half)
 
 
+EXPECTATIONS = ("pass", "fail")
+"""What a case's `expect` may be."""
+
+
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     case_id: str
@@ -41,9 +45,12 @@ class CaseResult:
 
     @property
     def expectation_met(self) -> bool:
-        """A case with no `expect` always meets it; an errored case never does."""
+        """A case with no `expect` always meets it; an errored case never does, nor does one whose
+        `expect` is neither pass nor fail (a mistyped expectation must not pass unchecked)."""
         if self.expect is None:
             return True
+        if self.expect not in EXPECTATIONS:
+            return False
         return self.scored and self.verdict is not None and self.verdict.passed == (self.expect == "pass")
 
     def record(self) -> CaseRecord:
