@@ -99,7 +99,7 @@ def test_the_cli_prints_each_verdict_whole(tmp_path: Path, capsys: pytest.Captur
     main(["--root", str(tmp_path), "run", "--format", "json", str(tmp_path / "t.cases.yaml")])
     (report,) = json.loads(capsys.readouterr().out)
     assert report["errors"]["a"].startswith(
-        "rubric `tone@1.0` (tone.rubric.yaml) cannot be loaded: 1 error(s); first, at line 5: unknown check kind `not_a_kind`"
+        "rubric `tone@1.0` (tone.rubric.yaml) cannot be loaded: 1 error; first, at line 5: unknown check kind `not_a_kind`"
     )
     (tmp_path / "tone.rubric.yaml").write_text(
         'id: tone\nversion: "1.0"\nchecks:\n  - {id: sorry, kind: must_contain_any, values: [sorry]}\n'

@@ -189,7 +189,7 @@ def test_a_broken_rubric_errors_every_case_with_its_first_problem(workspace: Pat
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
     assert result.row["error_count"] == 1
-    assert "cannot be loaded: 1 error(s); first, at line 4: unknown check kind `must_contain`" in str(
+    assert "cannot be loaded: 1 error; first, at line 4: unknown check kind `must_contain`" in str(
         result.cases[0].error
     )
 

@@ -137,7 +137,7 @@ class RubricLibrary:
             if breaking or analysis.root is None:
                 first = breaking[0]
                 raise RubricError(
-                    f"rubric `{summary.name}` ({summary.path}) cannot be loaded: {len(breaking)} error(s); "
+                    f"rubric `{summary.name}` ({summary.path}) cannot be loaded: {len(breaking)} error{'s' * (len(breaking) != 1)}; "
                     f"first, at line {first.span.start.line + 1}: {first.message}"
                 )
             self.loaded[summary.path] = LoadedRubric(str(summary.id), summary.version, analysis.root.value)
