@@ -83,7 +83,9 @@ def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
             state = "pass" if case.verdict.passed else "fail"
             lines.append((case.case_id, f"{state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}"))
         if case.expect is not None and case.expect not in EXPECTATIONS:
-            lines.append((case.case_id, f"`expect` must be pass or fail, not {case.expect!r}: fix the cases file"))
+            lines.append(
+                (case.case_id, f"`expect` must be pass or fail, not {case.expect!r}: fix the cases file")
+            )
         elif not case.expectation_met:
             lines.append((case.case_id, f"expected {case.expect}, which it did not get"))
     return lines
