@@ -485,6 +485,15 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     assert "a: expected pass, which it did not get" in failed.stdout
 
 
+def test_running_a_rubric_says_what_run_takes(workspace: Path) -> None:
+    done = run_cli(workspace, str(workspace / "tone.rubric.yaml"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"error: {workspace / 'tone.rubric.yaml'}: a rubric, not a cases file: `run` runs a cases file "
+        "(`*.cases.yaml`), which names a rubric (`rubric: support_tone`) and lists `cases` of recorded responses"
+    )
+
+
 def test_a_mistyped_expect_fails_the_run_and_the_cases_file_s_errors_are_said_first(workspace: Path) -> None:
     path = workspace / "t.cases.yaml"
     path.write_text(cases(case("a", "sorry", "passed")))

@@ -193,6 +193,11 @@ def read_cases(path: Path, project: Project, read: Reader = read_disk) -> dict[s
         or not isinstance(data.get("rubric"), str)
         or not isinstance(data.get("cases"), list)
     ):
+        if isinstance(data, dict) and "checks" in data:
+            raise RunError(
+                f"{path}: a rubric, not a cases file: `run` runs a cases file (`*.cases.yaml`), which names "
+                f"a rubric (`rubric: {data.get('id') or 'my_rubric'}`) and lists `cases` of recorded responses"
+            )
         raise RunError(
             f"{path}: not a cases file: it needs `rubric` and a list of `cases` (run `ai-eval-lsp check` on it)"
         )
