@@ -496,3 +496,21 @@ def test_history_limit_must_be_positive_and_report_makes_its_folder(
     target = runs / "reports" / "new" / "tone.html"
     code, out, _ = cli(runs, capsys, "report", "-o", str(target))
     assert (code, out) == (0, f"wrote {target}: 1 target\n") and target.is_file()
+
+
+def test_history_without_a_target_lists_the_targets(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(runs, capsys, "history")
+    header, tone = out.splitlines()
+    assert code == 0
+    assert header == "target  runs  latest run  when (UTC)        pass rate  95% CI        average  gate"
+    latest = json.loads(cli(runs, capsys, "history", "tone", "--format", "json")[1])[0]
+    assert tone.split()[:3] == ["tone", "2", "2"]  # two runs, the latest is run 2, and its figures:
+    assert tone.split()[-5:] == [
+        f"{latest['pass_rate']:.2f}",
+        f"[{latest['pass_rate_ci_low']:.2f},",
+        f"{latest['pass_rate_ci_high']:.2f}]",
+        f"{latest['avg_score']:.2f}/5",
+        "passed" if latest["passed_gate"] else "FAILED",
+    ]
+    code, out, _ = cli(runs, capsys, "history", "--format", "json")
+    assert json.loads(out) == [{"target": "tone", "runs": 2, "latest": latest}]

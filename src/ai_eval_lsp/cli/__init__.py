@@ -20,6 +20,7 @@ from ai_eval_lsp.cli.results import (
     format_history,
     format_run,
     format_runs_markdown,
+    format_targets,
     run_json,
 )
 from ai_eval_lsp.core.analysis import Analysis
@@ -51,7 +52,10 @@ EXAMPLES = {
         "run evals/*.cases.yaml --format json --db /tmp/results.sqlite",
         'run evals/*.cases.yaml --format markdown >> "$GITHUB_STEP_SUMMARY"',
     ],
-    "history": ["history support_reply --limit 5"],
+    "history": [
+        "history                                  # every target with runs, and its latest",
+        "history support_reply --limit 5",
+    ],
     "diff": [
         "diff                                     # the target run last: its latest run against the one before",
         "diff --target support_tone",
@@ -188,7 +192,12 @@ def _parser() -> argparse.ArgumentParser:
     history = commands.add_parser(
         "history", parents=[common, database], help="a target's stored runs, newest first"
     )
-    history.add_argument("target", metavar="TARGET", help="the rubric id the runs graded")
+    history.add_argument(
+        "target",
+        nargs="?",
+        metavar="TARGET",
+        help="the rubric id the runs graded (default: list the targets)",
+    )
     history.add_argument("--limit", type=_positive, default=None, metavar="N", help="the newest N runs only")
     history.add_argument("--format", choices=("text", "json"), default="text")
     history.set_defaults(run=_history)
@@ -379,7 +388,24 @@ def _from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Re
         return None
 
 
+def _targets(projects: Projects, args: argparse.Namespace) -> int:
+    def read(store: ResultStore) -> list[tuple[str, dict[str, Any] | None, int]]:
+        return [(target, *store.last_run(target)) for target in store.targets()]
+
+    found = _from_store(projects, args, read)
+    if found is None:
+        return EXIT_USAGE
+    if args.format == "json":
+        print(json.dumps([{"target": t, "runs": n, "latest": row} for t, row, n in found], indent=2))
+    else:
+        print(format_targets(found))
+    return EXIT_CLEAN
+
+
 def _history(projects: Projects, args: argparse.Namespace) -> int:
+    if args.target is None:
+        return _targets(projects, args)
+
     def read(store: ResultStore) -> tuple[list[dict[str, Any]], list[str], Path]:
         rows = store.history(args.target, args.limit)
         return rows, [] if rows else store.targets(), store.path

@@ -108,23 +108,36 @@ def format_run(name: str, result: RunResult) -> str:
     return "\n".join(lines)
 
 
+def _figures(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """A stored row's run, when, pass rate, interval, average and gate, as history tables show them."""
+    return (
+        str(row["run_id"]),
+        when(row),
+        f"{row['pass_rate']:.2f}",
+        interval(row),
+        f"{row['avg_score']:.2f}/5",
+        "passed" if row["passed_gate"] else "FAILED",
+    )
+
+
+FIGURES = ("run", "when (UTC)", "pass rate", "95% CI", "average", "gate")
+
+
 def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    header = ("run", "when (UTC)", "pass rate", "95% CI", "average", "gate", "cases", "errors", "source")
+    header = (*FIGURES, "cases", "errors", "source")
     table = [
-        (
-            str(row["run_id"]),
-            when(row),
-            f"{row['pass_rate']:.2f}",
-            interval(row),
-            f"{row['avg_score']:.2f}/5",
-            "passed" if row["passed_gate"] else "FAILED",
-            str(row["question_count"]),
-            str(row["error_count"]),
-            row["source"],
-        )
-        for row in rows
+        (*_figures(row), str(row["question_count"]), str(row["error_count"]), row["source"]) for row in rows
     ]
     return f"{target}: {count(len(rows), 'run')}, newest first\n" + _columns([header, *table])
+
+
+def format_targets(targets: Sequence[tuple[str, Mapping[str, Any] | None, int]]) -> str:
+    """Every target with runs: how many, and its latest run's figures."""
+    if not targets:
+        return "no runs are stored yet: `ai-eval-lsp run CASES.yaml` stores them"
+    header = ("target", "runs", "latest run", *FIGURES[1:])
+    table = [(target, str(runs), *_figures(row)) for target, row, runs in targets if row is not None]
+    return _columns([header, *table])
 
 
 def _columns(table: Sequence[Sequence[str]]) -> str:
