@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ai_eval_lsp.core.yamltree import MAX_DEPTH, REFERENCE_LIMIT, parse
 from ai_eval_lsp.project import Project
 
@@ -70,8 +72,11 @@ def test_a_big_rubric_past_the_reference_limit_reports_libyamls_error(
     assert len(broken) > REFERENCE_LIMIT
     analysis = project.analyse(tmp_path / "broken.rubric.yaml", broken.encode())
     line = broken[: broken.index("  - {kind: [unclosed")].count("\n")
-    assert [(p.code, p.span.start.line) for p in analysis.problems] == [("yaml-syntax", line + 1)]
-    assert analysis.problems[0].message.startswith("YAML syntax error: did not find expected ','")
+    assert [(p.code, p.span.start.line) for p in analysis.problems] == [("yaml-syntax", line)]  # the `[`
+    assert (
+        analysis.problems[0].message
+        == "YAML syntax error: this `[` is never closed: add `]` where the list ends"
+    )
 
 
 def test_the_cli_answers_every_bad_input_without_a_traceback(tmp_path: Path) -> None:
@@ -99,3 +104,55 @@ def test_the_cli_answers_every_bad_input_without_a_traceback(tmp_path: Path) -> 
     assert "Traceback" not in result.stderr
     for name in inputs:
         assert f"{name}:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        (
+            'id: a\nchecks:\n  - {kind: must_contain_any, values: ["x", "y"\n  - {kind: regex}\n',
+            (2, 37),
+            "this `[` is never closed: add `]` where the list ends",
+        ),
+        (
+            'id: a\nchecks:\n  - {kind: regex, pattern: "x"\n  - id: b\n',
+            (2, 4),
+            "this `{` is never closed: add `}` where the mapping ends",
+        ),
+        ("id: a\nlabel: 'hello\nversion: x\n", (1, 7), "this `'` is never closed: add the closing `'`"),
+        (
+            "id: a\nlabel\nversion: x\n",
+            (1, 0),
+            "`label` is not followed by `:`: write `label: value`, or remove the line",
+        ),
+        (
+            "id: a\nchecks:\n\t- id: x\n",
+            (2, 0),
+            "a tab character: YAML indents with spaces only; replace it with spaces",
+        ),
+        (
+            "id: a\nlabel: Note: this is it\n",
+            (1, 11),
+            '`: ` inside a value that is not quoted: quote the whole value (`label: "Note: this is it"`)',
+        ),
+        (
+            "id: a\nchecks:\n  - id: x\n    kind: regex\n   pattern: y\n",
+            (4, 3),
+            "this line is indented differently from the lines of its block (the block from line 3, column 3): "
+            "give it the same indentation as its siblings",
+        ),
+        (
+            'id: a\nlabel: "hello\nversion: "1.0"\n',
+            (2, 10),
+            "text where a key or a list item was expected: an earlier line may hold a quote that is never "
+            "closed, or this line is indented differently from its block",
+        ),
+    ],
+)
+def test_yaml_syntax_errors_say_what_is_wrong_where_the_fix_goes(
+    text: str, where: tuple[int, int], message: str
+) -> None:
+    for parser in ("fast", "reference"):
+        (problem,) = parse(text, parser).problems
+        assert (problem.code, (problem.span.start.line, problem.span.start.column)) == ("yaml-syntax", where)
+        assert problem.message == f"YAML syntax error: {message}"

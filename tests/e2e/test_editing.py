@@ -82,19 +82,22 @@ async def test_a_sub_rubric_left_unreadable_is_named_where_it_is_used(client: La
     uses_sub = RUBRIC_B.replace("id: b", "id: uses_sub").replace("rubric: a", "rubric: sub")
     uses = await open_document(client, "uses_sub.rubric.yaml", uses_sub)
     assert await diagnostics(client, uses) == []
-    bracket = line.index("]")
+    bracket, opened = line.index("]"), line.index("[")  # the list's closing bracket is deleted
     edit(client, sub, 2, (3, bracket), (3, bracket + 1), "")
     found = await diagnostics_until(client, uses, lambda found: found)
     assert [(d.code, d.message) for d in found] == [
         (
             "unresolved-rubric",
             "composite check `sub`: sub.rubric.yaml declares `id: sub` (line 1) but cannot be read: "
-            f"yaml-syntax at 4:{bracket + 1}; fix its YAML",
+            f"yaml-syntax at 4:{opened + 1}; fix its YAML",
         )
     ]
     (where,) = found[0].related_information or []
-    assert (where.location.uri, where.location.range.start) == (sub, types.Position(3, bracket))
-    assert where.message.startswith("cannot be read: YAML syntax error: expected ',' or ']', but got '}'")
+    assert (where.location.uri, where.location.range.start) == (sub, types.Position(3, opened))
+    assert (
+        where.message
+        == "cannot be read: YAML syntax error: this `[` is never closed: add `]` where the list ends"
+    )
     edit(client, sub, 3, (3, bracket), (3, bracket), "]")
     assert await diagnostics_until(client, uses, lambda found: not found) == []
 
@@ -186,7 +189,7 @@ async def test_a_huge_broken_document_never_blocks_other_requests(client: Langua
     )
     assert hover is not None
     found = await asyncio.wait_for(diagnostics(client, huge), 120)
-    assert [(d.code, d.range.start.line) for d in found] == [("yaml-syntax", 40_004)]
+    assert [(d.code, d.range.start.line) for d in found] == [("yaml-syntax", 40_003)]  # the `[` never closed
 
 
 async def test_pulled_diagnostics_that_did_not_change_are_answered_unchanged(client: LanguageClient) -> None:

@@ -258,10 +258,60 @@ def _syntax_problem(text: str, err: Exception) -> Problem:
         content = lines[line].rstrip()
         column = len(content) - len(content.lstrip())
     end = max(len(lines[line].rstrip()), column + 1)
-    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    problem = str(getattr(err, "problem", None) or str(err).splitlines()[0])
     context = getattr(err, "context", None)
-    detail = f"{problem} ({context})" if context else str(problem)
+    advice = _advice(problem, context, getattr(err, "context_mark", None), lines, line)
+    if advice is not None:
+        detail, opened = advice
+        if opened is not None:  # the fix belongs where the bracket, quote or key begins
+            line, column = opened.line, opened.column
+            end = column + 1
+        return Problem("yaml-syntax", f"YAML syntax error: {detail}", Span.of(line, column, line, end))
+    detail = f"{problem} ({context})" if context else problem
     return Problem("yaml-syntax", f"YAML syntax error: {detail}", Span.of(line, column, line, end))
+
+
+_PLAIN_PAIR = re.compile(r"^\s*(?:-\s+)?(?P<key>[^\s:#'\"][^:#]*?):\s+(?P<value>[^'\"#].*)$")
+"""`key: value: more` as written, where the value should have been quoted."""
+
+
+def _advice(
+    problem: str, context: str | None, opened: Any, lines: list[str], stopped: int
+) -> tuple[str, Any] | None:
+    """What the parser's words mean for the common mistakes, and how to fix them, with the mark
+    the range should start at instead (None: where it stopped, on line `stopped`); None for the
+    rest, whose parser text is given as it is."""
+    at_opened = lines[opened.line][opened.column :] if opened is not None and opened.line < len(lines) else ""
+    where = f"line {opened.line + 1}, column {opened.column + 1}" if opened is not None else ""
+    if context in ("while parsing a flow sequence", "while parsing a flow mapping") and opened is not None:
+        bracket, closer, what = ("[", "]", "list") if "sequence" in context else ("{", "}", "mapping")
+        return f"this `{bracket}` is never closed: add `{closer}` where the {what} ends", opened
+    if context == "while scanning a quoted scalar" and opened is not None:
+        quote = at_opened[:1] or '"'
+        return f"this `{quote}` is never closed: add the closing `{quote}`", opened
+    if context == "while scanning a simple key" and opened is not None:
+        key = at_opened.strip()
+        return f"`{key}` is not followed by `:`: write `{key}: value`, or remove the line", opened
+    if problem.startswith("found character '\\t'"):
+        return "a tab character: YAML indents with spaces only; replace it with spaces", None
+    if problem == "mapping values are not allowed here":
+        pair = _PLAIN_PAIR.match(lines[stopped])
+        quoted = f' (`{pair["key"]}: "{pair["value"].rstrip()}"`)' if pair else ""
+        return f"`: ` inside a value that is not quoted: quote the whole value{quoted}", None
+    if problem == "expected <block end>, but found '<scalar>'":
+        return (
+            "text where a key or a list item was expected: an earlier line may hold a quote that is "
+            "never closed, or this line is indented differently from its block",
+            None,
+        )
+    if problem.startswith("expected <block end>, but found"):
+        block = f" (the block from {where})" if where else ""
+        return (
+            f"this line is indented differently from the lines of its block{block}: give it the same "
+            "indentation as its siblings",
+            None,
+        )
+    return None
 
 
 def _span(event: Any) -> Span:
