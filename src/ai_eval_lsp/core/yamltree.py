@@ -261,13 +261,12 @@ def _syntax_problem(text: str, err: Exception) -> Problem:
     problem = str(getattr(err, "problem", None) or str(err).splitlines()[0])
     context = getattr(err, "context", None)
     advice = _advice(problem, context, getattr(err, "context_mark", None), lines, line)
-    if advice is not None:
+    if advice is None:
+        detail = f"{problem} ({context})" if context else problem
+    else:
         detail, opened = advice
         if opened is not None:  # the fix belongs where the bracket, quote or key begins
-            line, column = opened.line, opened.column
-            end = column + 1
-        return Problem("yaml-syntax", f"YAML syntax error: {detail}", Span.of(line, column, line, end))
-    detail = f"{problem} ({context})" if context else problem
+            line, column, end = opened.line, opened.column, opened.column + 1
     return Problem("yaml-syntax", f"YAML syntax error: {detail}", Span.of(line, column, line, end))
 
 
