@@ -190,7 +190,9 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(run=_run)
 
     history = commands.add_parser(
-        "history", parents=[common, database], help="a target's stored runs, newest first"
+        "history",
+        parents=[common, database],
+        help="a target's stored runs, newest first (without a target: every target and its latest run)",
     )
     history.add_argument(
         "target",
