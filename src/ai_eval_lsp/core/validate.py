@@ -380,7 +380,8 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
     elif keyword == "type":
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in detail)
         message = f"{prefix}{name} must be {wanted}, not {_a(value)}"
-        if path == ("version",) and subject == "rubric" and not kind and isinstance(value, int | float):
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if path == ("version",) and subject == "rubric" and not kind and numeric:
             source = text[target.start_index : target.end_index]
             written = source if re.match(_VERSION, source) else f"{source}.0" if source.isdigit() else None
             if written is None:
