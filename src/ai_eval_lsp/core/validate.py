@@ -262,17 +262,19 @@ class SchemaValidator:
         """Turn violations of one validated value into problems; `kind` is "" at the top level."""
         problems: list[Problem] = []
         # A failed rule makes every field its schema declares "unevaluated"; that echo is dropped.
+        # (`additionalProperties` reads only its own schema's `properties`: it is never an echo.)
         cascade = any(v.keyword not in _UNKNOWN_KEY_KEYWORDS for v in violations) or len(violations) > 1
         for violation in violations:
             target = node.at(violation.path) or node
             if violation.keyword in _UNKNOWN_KEY_KEYWORDS:
-                problems.extend(self._unknown_keys(violation, target, kind, violation.path, cascade))
+                echo = cascade and violation.keyword == "unevaluatedProperties"
+                problems.extend(self._unknown_keys(violation, target, kind, violation.path, echo))
             else:
                 problems.append(_message(violation, target, kind, violation.path, text, self.subject))
         return problems
 
     def _unknown_keys(
-        self, violation: Violation, target: Node, kind: str, path: Path, cascade: bool
+        self, violation: Violation, target: Node, kind: str, path: Path, echo: bool
     ) -> Iterable[Problem]:
         known = self.properties(kind, path)
         owner = _owner(kind, path) if kind or path else f"a {self.subject}"
@@ -280,7 +282,7 @@ class SchemaValidator:
             entry = target.get(key)
             span = entry.key.span if entry else target.head()
             if key in known:
-                if not cascade:  # nothing else failed, so the schema really forbids it here
+                if not echo:  # no other failure made it unevaluated: the schema really forbids it here
                     yield Problem(
                         "schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span
                     )
