@@ -478,3 +478,19 @@ def test_the_first_executor_that_raises_in_applies_is_the_one_named() -> None:
 def test_an_executor_that_fails_fails_only_its_check_with_the_cause(result: Any, reason: str) -> None:
     outcome = evaluator(Runner(Faulty(result), "plugin odd 1.0")).run_check(RUBRIC, 3, "x", {})
     assert outcome == CheckOutcome("again", "php_only", 0.0, False, reason)
+
+
+def test_checks_without_an_id_are_named_by_their_place() -> None:
+    rubric = scored(
+        SORRY,
+        {"kind": "llm_judge", "description": "kind?"},
+        {"kind": "must_contain_any", "values": ["thanks"]},
+        combine="all_pass",
+    )
+    verdict = evaluator().evaluate(rubric, "So sorry", {})
+    assert verdict is not None
+    assert (verdict.reason, verdict.skipped) == (
+        "all_pass: 1 of 2 checks passed | failed: checks[2] (none of the values found) | "
+        "skipped: checks[1] (llm_judge, not executed)",
+        ("checks[1]",),
+    )

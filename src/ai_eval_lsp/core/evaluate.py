@@ -153,9 +153,8 @@ class Evaluator:
         chain: tuple[LoadedRubric, ...],
     ) -> CheckOutcome | str:
         """An outcome, or why the check was skipped."""
-        name = check_name(index, check)
-        if not isinstance(check, Mapping):
-            return CheckOutcome("", "", 0.0, False, f"{name} is not a mapping")
+        if not isinstance(check, Mapping):  # it has no id: it is named by its place
+            return CheckOutcome("", "", 0.0, False, f"checks[{index}] is not a mapping")
         kind = check.get("kind")
         if kind == "composite":
             return self._composite(check, response, question, chain)
