@@ -69,12 +69,12 @@ def test_every_code_of_this_engine_has_a_fixture() -> None:
         # did-you-mean: the key or kind at fault and the one best suggestion the quick fix offers
         ("problems/unknown_top_key", (5, 1), {"key": "descripton", "suggestions": ["description"]}),
         ("problems/plugin_kind_typo", (9, 24), {"key": "mix", "suggestions": ["min"]}),
-        ("workspaces/fragment_kinds/survey", (42, 40), {"key": "colour", "suggestions": []}),
+        ("workspaces/fragment_kinds/survey", (44, 40), {"key": "colour", "suggestions": []}),
         ("problems/unknown_kind", (6, 11), {"kind": "regexp", "suggestions": ["regex"]}),
         ("problems/unknown_kind", (8, 11), {"kind": "xyzzy", "suggestions": []}),
         ("problems/bad_enum", (8, 12), {"suggestions": ["weighted_avg"]}),
         ("problems/enum_close_to_two", (6, 12), {"suggestions": ["any_pass"]}),
-        ("workspaces/fragment_kinds/survey", (40, 36), {"suggestions": []}),
+        ("workspaces/fragment_kinds/survey", (42, 36), {"suggestions": []}),
         # the version quoted as written
         ("problems/version_number", (3, 10), {"replacement": '"1.10"'}),
         ("problems/version_integer", (3, 10), {"replacement": '"2.0"'}),

@@ -261,13 +261,16 @@ class SchemaValidator:
     def _located(self, node: Node, kind: str, violations: list[Violation], text: str) -> list[Problem]:
         """Turn violations of one validated value into problems; `kind` is "" at the top level."""
         problems: list[Problem] = []
-        # A failed rule makes every field its schema declares "unevaluated"; that echo is dropped.
-        # (`additionalProperties` reads only its own schema's `properties`: it is never an echo.)
-        cascade = any(v.keyword not in _UNKNOWN_KEY_KEYWORDS for v in violations) or len(violations) > 1
-        for violation in violations:
+        for number, violation in enumerate(violations):
             target = node.at(violation.path) or node
             if violation.keyword in _UNKNOWN_KEY_KEYWORDS:
-                echo = cascade and violation.keyword == "unevaluatedProperties"
+                # A rule failed inside an object makes every field its schema declares there
+                # "unevaluated": that echo of the failure is dropped. (`additionalProperties`
+                # reads only its own schema's `properties`: it is never an echo.)
+                depth = len(violation.path)
+                echo = violation.keyword == "unevaluatedProperties" and any(
+                    other.path[:depth] == violation.path for n, other in enumerate(violations) if n != number
+                )
                 problems.extend(self._unknown_keys(violation, target, kind, violation.path, echo))
             else:
                 problems.append(_message(violation, target, kind, violation.path, text, self.subject))
@@ -282,7 +285,7 @@ class SchemaValidator:
             entry = target.get(key)
             span = entry.key.span if entry else target.head()
             if key in known:
-                if not echo:  # no other failure made it unevaluated: the schema really forbids it here
+                if not echo:  # no failure made it unevaluated: the schema really forbids it here
                     yield Problem(
                         "schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span
                     )
