@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ai_eval_lsp.core.analysis import Rules, analyse_rubric
 from ai_eval_lsp.core.problems import SCHEMA_CODES, Problem
-from ai_eval_lsp.core.validate import SchemaValidator
+from ai_eval_lsp.core.validate import Engine, SchemaValidator, Violation
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project import Project
 
@@ -275,3 +275,14 @@ def test_the_fast_path_fell_back_for_a_minority_of_texts() -> None:
     generated, damaged = FALLBACKS["generated"], FALLBACKS["damaged"]
     assert generated[0] >= examples(1000) and generated[1] == 0, FALLBACKS
     assert damaged[0] >= examples(300) and 0 < damaged[1] < damaged[0] / 2, FALLBACKS
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_cases_files_are_validated_by_their_paths_engine(engine: Engine) -> None:
+    """Each path validates cases files with its own engine too, and both give the same
+    violation: the reference path with python-jsonschema, the fast path without it."""
+    validator = Project.load(FIXTURES / "workspaces" / "cases", engine=engine).rules.cases_validator
+    before = Calls.count
+    found = validator.top_violations({"rubric": "support", "cases": [{"id": "a"}]})
+    assert found == [Violation("required", ("cases", 0), ("response",))]
+    assert (Calls.count > before) == (engine == "reference")

@@ -167,3 +167,24 @@ def test_a_kind_a_module_names_without_a_readable_definition_is_reported_with_wh
         {"kind": "language_is"},
     )
     assert (problem.span.start.line, problem.span.start.column, problem.span.end.column) == (3, 11, 22)
+
+
+def test_an_unknown_key_deeper_in_a_sites_own_schema_names_its_object_as_a_field() -> None:
+    """A Drupal codebase's own ai_eval schema is the core schema there, and may nest objects
+    deeper than the shipped one: a nested owner is named as a field, as a top-level one is not."""
+    core = copy.deepcopy(core_schema())
+    core["$defs"]["scoring"]["properties"]["report"] = {
+        "type": "object",
+        "properties": {"format": {"type": "string"}},
+        "unevaluatedProperties": False,
+    }
+    rules = Rules(SchemaValidator.for_rubrics(combine(core, [])), lambda check: Claim("core"), "fast")
+    text = (
+        'id: deep\nversion: "1.0"\nchecks: [{kind: must_contain_any, values: [a]}]\n'
+        "scoring: {combine: all_pass, report: {formt: html}, treshold: 1}\n"
+    )
+    problems = analyse_rubric("deep.rubric.yaml", text, rules).problems
+    assert [(p.code, p.message) for p in problems] == [
+        ("unknown-key", "`formt` is not a field of `report` (did you mean `format`?)"),
+        ("unknown-key", "`treshold` is not a field of scoring (did you mean `threshold`?)"),
+    ]
