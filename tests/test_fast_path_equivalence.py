@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ai_eval_lsp.core.analysis import Rules, analyse_rubric
 from ai_eval_lsp.core.problems import SCHEMA_CODES, Problem
-from ai_eval_lsp.core.validate import SchemaValidator
+from ai_eval_lsp.core.validate import Engine, SchemaValidator, Violation
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project import Project
 
@@ -249,6 +249,23 @@ def test_a_numeric_key_in_a_mapping_agrees(weights: str) -> None:
     assert_equivalent(text, _PATHS[0])
 
 
+@pytest.mark.parametrize(
+    "end",
+    [
+        "description:\n- a\n-",
+        "description:\n- a\n- b",
+        "description:\r- a\r-",
+        "description: {a: 1}",
+        "checks:\n- 1",
+    ],
+)
+def test_a_collection_that_ends_the_text_without_a_line_break_agrees(end: str) -> None:
+    """libyaml ends such a collection on a line past the text, ruamel.yaml at the text's end; the
+    hypothesis test found it (a list cut at its last `-`), and the span of its problem differed."""
+    text = f'id: support_tone\nversion: "1.0"\nchecks:\n- {{kind: tool_usage}}\nscoring: {{combine: all_pass}}\n{end}'
+    assert_equivalent(text, _PATHS[0])
+
+
 _PATHS: list[tuple[Rules, Rules, jsonschema.Draft202012Validator]] = []
 
 
@@ -275,3 +292,14 @@ def test_the_fast_path_fell_back_for_a_minority_of_texts() -> None:
     generated, damaged = FALLBACKS["generated"], FALLBACKS["damaged"]
     assert generated[0] >= examples(1000) and generated[1] == 0, FALLBACKS
     assert damaged[0] >= examples(300) and 0 < damaged[1] < damaged[0] / 2, FALLBACKS
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_cases_files_are_validated_by_their_paths_engine(engine: Engine) -> None:
+    """Each path validates cases files with its own engine too, and both give the same
+    violation: the reference path with python-jsonschema, the fast path without it."""
+    validator = Project.load(FIXTURES / "workspaces" / "cases", engine=engine).rules.cases_validator
+    before = Calls.count
+    found = validator.top_violations({"rubric": "support", "cases": [{"id": "a"}]})
+    assert found == [Violation("required", ("cases", 0), ("response",))]
+    assert (Calls.count > before) == (engine == "reference")

@@ -8,6 +8,7 @@ import pytest
 from conftest import FIXTURES, Expected, expectations
 
 from ai_eval_lsp.core.problems import SEVERITY_OF_CODE
+from ai_eval_lsp.core.validate import Engine
 from ai_eval_lsp.project import Project
 
 PROBLEM_FILES = sorted((FIXTURES / "problems").glob("*.yaml"))
@@ -49,9 +50,12 @@ def test_problem_fixture(project: Project, path: Path) -> None:
     check_file(project, path)
 
 
+@pytest.mark.parametrize("engine", ["fast", "reference"])
 @pytest.mark.parametrize("path", WORKSPACE_FILES, ids=lambda p: "/".join(p.parts[-2:]))
-def test_workspace_fixture(path: Path) -> None:
-    check_file(Project.load(path.parent), path)
+def test_workspace_fixture(path: Path, engine: Engine) -> None:
+    """Each workspace with its own settings (`fragment_kinds` declares a kind whose schema uses
+    the keywords the core schema does not), read and validated by each path alike."""
+    check_file(Project.load(path.parent, parser=engine, engine=engine), path)
 
 
 def test_every_code_of_this_engine_has_a_fixture() -> None:
@@ -122,3 +126,40 @@ def test_several_unreadable_rubric_files_are_counted(tmp_path: Path) -> None:
         "composite check `refund`: 2 files declare `id: refund` but cannot be read: "
         "a.rubric.yaml (yaml-syntax at 2:1), b.rubric.yaml (yaml-syntax at 2:1); fix their YAML"
     )
+
+
+@pytest.mark.parametrize(
+    ("fixture", "start", "data"),
+    [
+        # did-you-mean: the key or kind at fault and the one best suggestion the quick fix offers
+        ("problems/unknown_top_key", (5, 1), {"key": "descripton", "suggestions": ["description"]}),
+        ("problems/plugin_kind_typo", (9, 24), {"key": "mix", "suggestions": ["min"]}),
+        ("workspaces/fragment_kinds/survey", (44, 40), {"key": "colour", "suggestions": []}),
+        ("problems/unknown_kind", (6, 11), {"kind": "regexp", "suggestions": ["regex"]}),
+        ("problems/unknown_kind", (8, 11), {"kind": "xyzzy", "suggestions": []}),
+        ("problems/bad_enum", (8, 12), {"suggestions": ["weighted_avg"]}),
+        ("problems/enum_close_to_two", (6, 12), {"suggestions": ["any_pass"]}),
+        ("workspaces/fragment_kinds/survey", (42, 36), {"suggestions": []}),
+        # the version quoted as written
+        ("problems/version_number", (3, 10), {"replacement": '"1.10"'}),
+        ("problems/version_integer", (3, 10), {"replacement": '"2.0"'}),
+        # the required field to add, and the kind of check it goes in ("" at the top level)
+        ("problems/missing_scoring", (2, 1), {"field": "scoring", "kind": ""}),
+        ("problems/unknown_key_after_non_ascii", (9, 5), {"field": "pattern", "kind": "regex"}),
+        ("problems/missing_kind", (5, 5), {"field": "kind"}),
+        # nothing to act on
+        ("problems/version_exponent", (3, 10), {}),
+        ("problems/wrong_type", (11, 8), {}),
+    ],
+)
+def test_a_problem_carries_what_its_quick_fix_needs(
+    project: Project, fixture: str, start: tuple[int, int], data: dict[str, object]
+) -> None:
+    path = FIXTURES / f"{fixture}.{'cases' if 'cases' in fixture else 'rubric'}.yaml"
+    owner = project if "workspaces" not in path.parts else Project.load(path.parent)
+    analysis = owner.analyse(path, path.read_bytes())
+    index = owner.index({path: analysis}).rubrics
+    (problem,) = [
+        p for p in analysis.problems_in(index) if (p.span.start.line + 1, p.span.start.column + 1) == start
+    ]
+    assert problem.data == data

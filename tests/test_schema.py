@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,7 +10,10 @@ import jsonschema
 import pytest
 from contract import CORE_KINDS
 
+from ai_eval_lsp.core.analysis import Rules, analyse_rubric
+from ai_eval_lsp.core.lints import Claim
 from ai_eval_lsp.core.schema import CORE, Contribution, Origin, combine, core_schema
+from ai_eval_lsp.core.validate import SchemaValidator
 
 PLUGIN = Origin("extras", "my-eval-extras", "1.2.0")
 OTHER = Origin("more", "more-evals", "0.1.0")
@@ -120,3 +124,67 @@ def test_malformed_definitions_are_reported_with_their_origin(definition: Any, r
     assert len(combined.problems) == 1
     assert str(combined.problems[0]).startswith("plugin my-eval-extras 1.2.0: ")
     assert reason in combined.problems[0].message
+
+
+def test_a_fields_annotations_are_what_its_schema_declares_there() -> None:
+    """What hover and completion show of a field: the title, description, type, ... its own
+    schema gives it, at the top level or in a check of a kind (through `$ref` and `allOf`)."""
+    core = core_schema()
+    validator = SchemaValidator.for_rubrics(combine(core, []))
+    rubric_id, check_id = core["properties"]["id"], core["$defs"]["check_base"]["properties"]["id"]
+    assert rubric_id != check_id
+    assert validator.annotations("", ("id",)) == rubric_id
+    assert validator.annotations("regex", ("id",)) == check_id
+    assert validator.annotations("", ("id",)) == rubric_id  # asked again: still the rubric's
+    flags = core["$defs"]["check_regex"]["allOf"][1]["properties"]["flags"]
+    assert validator.annotations("regex", ("flags",)) == flags
+    assert validator.annotations("", ("flags",)) == {}
+    threshold = core["$defs"]["scoring"]["properties"]["threshold"]
+    assert validator.annotations("", ("scoring", "threshold")) == threshold
+    gate = core_schema("cases.schema.json")["properties"]["gate"]["properties"]["pass_rate"]
+    assert SchemaValidator.for_cases().annotations("", ("gate", "pass_rate")) == gate
+
+
+def test_validating_leaves_the_combined_schema_as_it_is_exported() -> None:
+    """The validator opens `checks.items` in its own copy; `ai-eval-lsp schema` and
+    yaml-language-server still get every kind's branch."""
+    combined = combine(core_schema(), [Contribution(PLUGIN, {"word_count": word_count()})])
+    exported = copy.deepcopy(combined.schema)
+    SchemaValidator.for_rubrics(combined)
+    assert combined.schema == exported
+
+
+def test_a_kind_a_module_names_without_a_readable_definition_is_reported_with_why() -> None:
+    combined = combine(core_schema(), [])
+    why = "module my_mod (Drupal\\my_mod\\LangExecutor) defines it, but its definition cannot be read"
+    combined.named["language_is"] = why
+    rules = Rules(SchemaValidator.for_rubrics(combined), lambda check: Claim(), "fast")
+    text = 'id: lang\nversion: "1.0"\nchecks:\n  - {kind: language_is}\nscoring: {combine: all_pass}\n'
+    (problem,) = analyse_rubric("lang.rubric.yaml", text, rules).problems
+    assert (problem.code, problem.message, problem.data) == (
+        "unknown-kind",
+        f"unknown check kind `language_is`: {why}",
+        {"kind": "language_is"},
+    )
+    assert (problem.span.start.line, problem.span.start.column, problem.span.end.column) == (3, 11, 22)
+
+
+def test_an_unknown_key_deeper_in_a_sites_own_schema_names_its_object_as_a_field() -> None:
+    """A Drupal codebase's own ai_eval schema is the core schema there, and may nest objects
+    deeper than the shipped one: a nested owner is named as a field, as a top-level one is not."""
+    core = copy.deepcopy(core_schema())
+    core["$defs"]["scoring"]["properties"]["report"] = {
+        "type": "object",
+        "properties": {"format": {"type": "string"}},
+        "unevaluatedProperties": False,
+    }
+    rules = Rules(SchemaValidator.for_rubrics(combine(core, [])), lambda check: Claim("core"), "fast")
+    text = (
+        'id: deep\nversion: "1.0"\nchecks: [{kind: must_contain_any, values: [a]}]\n'
+        "scoring: {combine: all_pass, report: {formt: html}, treshold: 1}\n"
+    )
+    problems = analyse_rubric("deep.rubric.yaml", text, rules).problems
+    assert [(p.code, p.message) for p in problems] == [
+        ("unknown-key", "`formt` is not a field of `report` (did you mean `format`?)"),
+        ("unknown-key", "`treshold` is not a field of scoring (did you mean `threshold`?)"),
+    ]

@@ -117,8 +117,8 @@ class Evaluator:
         checks = rubric.data.get("checks")
         if not isinstance(checks, list) or not 0 <= index < len(checks):
             raise RubricError(f"rubric `{rubric.name}` has no check at position {index}")
-        outcome, _ = self._check(index, checks[index], response, question, (rubric,))
-        return outcome
+        outcome = self._check(index, checks[index], response, question, (rubric,))
+        return outcome if isinstance(outcome, CheckOutcome) else None
 
     def _evaluate(
         self,
@@ -134,12 +134,12 @@ class Evaluator:
         skipped: list[str] = []
         skip_reasons: list[str] = []
         for index, check in enumerate(checks):
-            outcome, why_skipped = self._check(index, check, response, question, chain)
-            if outcome is None:
-                skipped.append(check_name(index, check))
-                skip_reasons.append(f"{check_name(index, check)} ({why_skipped})")
-            else:
+            outcome = self._check(index, check, response, question, chain)
+            if isinstance(outcome, CheckOutcome):
                 executed.append((index, check, outcome))
+            else:
+                skipped.append(check_name(index, check))
+                skip_reasons.append(f"{check_name(index, check)} ({outcome})")
         if not executed:
             return None
         return _combine(rubric, executed, tuple(skipped), skip_reasons)
@@ -151,11 +151,10 @@ class Evaluator:
         response: str,
         question: Mapping[str, Any],
         chain: tuple[LoadedRubric, ...],
-    ) -> tuple[CheckOutcome | None, str]:
-        """An outcome, or None and why the check was skipped."""
-        name = check_name(index, check)
-        if not isinstance(check, Mapping):
-            return CheckOutcome("", "", 0.0, False, f"{name} is not a mapping"), ""
+    ) -> CheckOutcome | str:
+        """An outcome, or why the check was skipped."""
+        if not isinstance(check, Mapping):  # it has no id: it is named by its place
+            return CheckOutcome("", "", 0.0, False, f"checks[{index}] is not a mapping")
         kind = check.get("kind")
         if kind == "composite":
             return self._composite(check, response, question, chain)
@@ -167,12 +166,12 @@ class Evaluator:
                 else CheckSkipped(runner.unavailable)
             )
             if isinstance(outcome, CheckOutcome):
-                return outcome, ""
+                return outcome
             self.cannot_run[str(outcome)] += 1
-            return None, f"{kind}, {outcome}"
+            return f"{kind}, {outcome}"
         if error:
-            return CheckOutcome.of(check, False, error), ""
-        return None, f"{kind}, not executed"
+            return CheckOutcome.of(check, False, error)
+        return f"{kind}, not executed"
 
     def _execute(
         self, runner: Runner, check: Mapping[str, Any], response: str, question: Mapping[str, Any]
@@ -195,36 +194,37 @@ class Evaluator:
         response: str,
         question: Mapping[str, Any],
         chain: tuple[LoadedRubric, ...],
-    ) -> tuple[CheckOutcome | None, str]:
+    ) -> CheckOutcome | str:
+        """The composite's outcome, or why it was skipped (its rubric runs nothing)."""
         ref = check.get("rubric")
         if not isinstance(ref, str) or not ref:
-            return CheckOutcome.of(check, False, "`rubric` must name a rubric of the workspace"), ""
+            return CheckOutcome.of(check, False, "`rubric` must name a rubric of the workspace")
         try:
             sub = self.rubrics(ref)
         except RubricError as err:
-            return CheckOutcome.of(check, False, str(err)), ""
+            return CheckOutcome.of(check, False, str(err))
         if sub is None:
-            return CheckOutcome.of(check, False, f"no rubric `{ref}` in the workspace"), ""
+            return CheckOutcome.of(check, False, f"no rubric `{ref}` in the workspace")
         names = " → ".join(r.id for r in (*chain, sub))
         if any((r.id, r.version) == (sub.id, sub.version) for r in chain):
-            return CheckOutcome.of(check, False, f"composite cycle: {names}"), ""
+            return CheckOutcome.of(check, False, f"composite cycle: {names}")
         if len(chain) > MAX_COMPOSITE_HOPS:
             return CheckOutcome.of(
                 check, False, f"composites nest deeper than {MAX_COMPOSITE_HOPS} hops: {names}"
-            ), ""
+            )
         try:
             verdict = self._evaluate(sub, response, question, (*chain, sub))
         except RubricError as err:
-            return CheckOutcome.of(check, False, str(err)), ""
+            return CheckOutcome.of(check, False, str(err))
         if verdict is None:
-            return None, f"composite: `{sub.name}` has no executable check"
+            return f"composite: `{sub.name}` has no executable check"
         return CheckOutcome(
             str(check.get("id") or ""),
             "composite",
             verdict.score,
             verdict.passed,
             f"{sub.name}: {verdict.reason}",
-        ), ""
+        )
 
 
 def _number(value: Any, what: str, low: float = 0.0, high: float | None = None) -> float:

@@ -261,18 +261,23 @@ class SchemaValidator:
     def _located(self, node: Node, kind: str, violations: list[Violation], text: str) -> list[Problem]:
         """Turn violations of one validated value into problems; `kind` is "" at the top level."""
         problems: list[Problem] = []
-        # A failed rule makes every field its schema declares "unevaluated"; that echo is dropped.
-        cascade = any(v.keyword not in _UNKNOWN_KEY_KEYWORDS for v in violations) or len(violations) > 1
-        for violation in violations:
+        for number, violation in enumerate(violations):
             target = node.at(violation.path) or node
             if violation.keyword in _UNKNOWN_KEY_KEYWORDS:
-                problems.extend(self._unknown_keys(violation, target, kind, violation.path, cascade))
+                # A rule failed inside an object makes every field its schema declares there
+                # "unevaluated": that echo of the failure is dropped. (`additionalProperties`
+                # reads only its own schema's `properties`: it is never an echo.)
+                depth = len(violation.path)
+                echo = violation.keyword == "unevaluatedProperties" and any(
+                    other.path[:depth] == violation.path for n, other in enumerate(violations) if n != number
+                )
+                problems.extend(self._unknown_keys(violation, target, kind, violation.path, echo))
             else:
                 problems.append(_message(violation, target, kind, violation.path, text, self.subject))
         return problems
 
     def _unknown_keys(
-        self, violation: Violation, target: Node, kind: str, path: Path, cascade: bool
+        self, violation: Violation, target: Node, kind: str, path: Path, echo: bool
     ) -> Iterable[Problem]:
         known = self.properties(kind, path)
         owner = _owner(kind, path) if kind or path else f"a {self.subject}"
@@ -280,7 +285,7 @@ class SchemaValidator:
             entry = target.get(key)
             span = entry.key.span if entry else target.head()
             if key in known:
-                if not cascade:  # nothing else failed, so the schema really forbids it here
+                if not echo:  # no failure made it unevaluated: the schema really forbids it here
                     yield Problem(
                         "schema", f"{_prefix(kind)}`{key}` is not allowed here by the schema of {owner}", span
                     )
@@ -380,7 +385,8 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
     elif keyword == "type":
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in detail)
         message = f"{prefix}{name} must be {wanted}, not {_a(value)}"
-        if path == ("version",) and subject == "rubric" and not kind and isinstance(value, int | float):
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if path == ("version",) and subject == "rubric" and not kind and numeric:
             source = text[target.start_index : target.end_index]
             written = source if re.match(_VERSION, source) else f"{source}.0" if source.isdigit() else None
             if written is None:

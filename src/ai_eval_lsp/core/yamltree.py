@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Position, Problem, Span
@@ -356,6 +357,14 @@ class _Composer:
     def report(self, message: str, span: Span, code: str = "yaml-syntax") -> None:
         self.problems.append(Problem(code, message, span))
 
+    @cached_property
+    def end_of_text(self) -> tuple[int, int]:
+        """The line and column the text ends at (lines end at `\n`, `\r\n` or `\r`)."""
+        text = self.text
+        breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+        last = max(text.rfind("\n"), text.rfind("\r")) + 1
+        return breaks, len(text) - last
+
     def run(self, events: Iterator[Any]) -> None:
         handlers: dict[str, Callable[[Any], None]] = {
             "ScalarEvent": self.scalar,
@@ -457,7 +466,13 @@ class _Composer:
         frame = self.stack.pop()
         node = frame.node
         end = event.end_mark
-        node.end_line, node.end_column, node.end_index = end.line, end.column, end.index
+        if end.index >= len(self.text) and not self.text.endswith(("\n", "\r")):
+            # A collection that runs to the end of a text without a final line break: libyaml ends
+            # it on a line past the text, ruamel.yaml at the text's end; the text's end it is.
+            node.end_line, node.end_column = self.end_of_text
+            node.end_index = len(self.text)
+        else:
+            node.end_line, node.end_column, node.end_index = end.line, end.column, end.index
         if frame.key is not None:  # a key without a value cannot happen in a valid stream
             self.report("a mapping key has no value", frame.key.span)
         if frame.anchor is not None:
