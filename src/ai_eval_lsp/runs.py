@@ -135,9 +135,9 @@ class RubricLibrary:
                 raise RubricError(f"rubric `{ref}` cannot be read: {err.strerror}") from err
             breaking = [p for p in analysis.problems if p.code in BREAKING_CODES]
             if breaking or analysis.root is None:
-                first = breaking[0]
+                first, errors = breaking[0], f"{len(breaking)} error{'s' * (len(breaking) != 1)}"
                 raise RubricError(
-                    f"rubric `{summary.name}` ({summary.path}) cannot be loaded: {len(breaking)} error{'s' * (len(breaking) != 1)}; "
+                    f"rubric `{summary.name}` ({summary.path}) cannot be loaded: {errors}; "
                     f"first, at line {first.span.start.line + 1}: {first.message}"
                 )
             self.loaded[summary.path] = LoadedRubric(str(summary.id), summary.version, analysis.root.value)
