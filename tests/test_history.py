@@ -3,6 +3,7 @@ the `history`, `diff` and `report` commands."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -197,6 +199,61 @@ def test_a_file_that_is_no_database_is_refused_with_its_name(tmp_path: Path) -> 
         r"with --db \(or the `resultsDatabase` setting\)$",
     ):
         ResultStore(path).history("tone")
+
+
+@contextlib.contextmanager
+def nothing_can_be_written(folder: Path) -> Iterator[None]:
+    """`folder` made immutable (ext4's `chattr +i`: not even root writes in it), as a read-only
+    mount or a folder that is not yours is."""
+    subprocess.run(["chattr", "+i", str(folder)], check=True)
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="`chattr +i` needs root")
+def test_a_database_where_nothing_can_be_written_is_read_as_it_is(tmp_path: Path) -> None:
+    folder = tmp_path / "artifact"
+    store = ResultStore(folder / "results.sqlite")
+    for _ in range(2):
+        store.insert(a_row(), 1.0, [record("a", 5.0, True)])
+    with contextlib.closing(sqlite3.connect(folder / "old.sqlite")) as connection:
+        connection.executescript(OLD_SCHEMA)  # as the previous release left it: store schema 0
+    (folder / "notes.sqlite").write_text("not a database\n" * 100)
+    where = "; name another with --db (or the `resultsDatabase` setting)"
+    with nothing_can_be_written(folder):
+        assert [row["run_id"] for row in store.history("tone")] == [2, 1]
+        row, runs = store.last_run("tone")
+        assert runs == 2 and row is not None and store.cases(row) == [record("a", 5.0, True)]
+        with pytest.raises(StoreError) as refused:
+            store.check_writable()
+        assert str(refused.value) == (
+            f"{store.path}: the results database cannot be written (unable to open database file){where}"
+        )
+        with pytest.raises(StoreError) as refused:
+            ResultStore(folder / "new.sqlite").check_writable()
+        assert str(refused.value) == (
+            f"{folder / 'new.sqlite'}: the results database cannot be created ({folder} cannot be written){where}"
+        )
+        assert not (folder / "new.sqlite").exists()
+        with pytest.raises(StoreError) as refused:
+            ResultStore(folder / "runs" / "new.sqlite").insert(a_row(), 1.0)
+        assert str(refused.value) == (
+            f"{folder / 'runs' / 'new.sqlite'}: the results database cannot be created "
+            f"(Operation not permitted: {folder / 'runs'}){where}"
+        )
+        with pytest.raises(StoreError) as refused:
+            ResultStore(folder / "old.sqlite").history("tone")
+        assert str(refused.value) == (
+            f"{folder / 'old.sqlite'} has store schema 0, and this ai-eval-lsp reads {SCHEMA_VERSION}; it "
+            "cannot be upgraded where it is (nothing can be written there): copy it somewhere writable"
+        )
+        with pytest.raises(StoreError) as refused:
+            ResultStore(folder / "notes.sqlite").history("tone")
+        assert str(refused.value) == (
+            f"{folder / 'notes.sqlite'}: not a results database (file is not a database){where}"
+        )
 
 
 def test_a_fault_between_the_row_and_its_cases_stores_neither(tmp_path: Path) -> None:
