@@ -443,6 +443,35 @@ def test_diff_says_what_is_missing(runs: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and f"no results database at {runs / 'none.sqlite'}" in err
 
 
+def test_a_diff_says_what_the_store_lacks_and_names_runs_of_one_target(tmp_path: Path) -> None:
+    store = ResultStore(tmp_path / "results.sqlite")
+    store.check_writable()
+    ResultStore(tmp_path / "results.sqlite").insert(a_row("other"), 1.0)  # a target with one run
+    (tmp_path / "empty.sqlite").write_bytes(b"")
+    said = []
+    for where, asked in (
+        (tmp_path / "empty.sqlite", {}),
+        (store.path, {}),
+        (store.path, {"target": "tone"}),
+    ):
+        with pytest.raises(StoreError) as refused:
+            ResultStore(where).diff(**asked)
+        said.append(str(refused.value))
+    store.insert(a_row("tone"), 2.0)
+    store.insert(a_row("tone"), 3.0)
+    with pytest.raises(StoreError) as refused:
+        store.diff(2, 1)  # run 1 is of `other`
+    said.append(str(refused.value))
+    assert said == [
+        f"{tmp_path / 'empty.sqlite'} holds no runs yet: run a cases file first",
+        f"`other` has 1 run in {store.path}; a diff needs two",
+        f"`tone` has 0 runs in {store.path}; a diff needs two",
+        "run 1 is of `other`, not `tone`: a diff compares runs of one target",
+    ]
+    comparison = store.diff(2)  # a base alone: compared with its target's latest
+    assert (comparison.base["run_id"], comparison.head["run_id"]) == (2, 3)
+
+
 def test_a_diff_across_a_major_version_says_so_first(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (runs / "tone.rubric.yaml").write_text(RUBRIC.format(version="2.0", word="sorry"))
     cli(runs, capsys, "run", str(runs / "t.cases.yaml"))
