@@ -22,7 +22,7 @@ from ai_eval_lsp.caseworkers import Cancelled, Prepared, grade_in_workers, worke
 from ai_eval_lsp.core.compare import Diff, diff
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, RubricSource
 from ai_eval_lsp.core.lints import missing_rubric
-from ai_eval_lsp.core.problems import BREAKING_CODES
+from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
@@ -180,14 +180,25 @@ def evaluating(project: Project, library: RubricSource) -> Iterator[Evaluator]:
         yield Evaluator(project.registry.runners(timeout, host, php), library)
 
 
-def read_cases(path: Path, project: Project, read: Reader = read_disk) -> dict[str, Any]:
-    """A cases file's data, or RunError when it cannot be run at all."""
+def read_cases(
+    path: Path,
+    project: Project,
+    read: Reader = read_disk,
+    errors: Callable[[list[Problem]], None] | None = None,
+) -> dict[str, Any]:
+    """A cases file's data, or RunError when it cannot be run at all; with `errors`, the file is
+    checked as it is read, and told its own errors first."""
     try:
-        text, _ = decode(read(path))
+        raw = read(path)
     except OSError as err:
         raise RunError(f"{path}: cannot be read: {err.strerror}") from err
-    parsed = parse(text, project.rules.parser)
-    data = parsed.root.value if parsed.root is not None else None
+    if errors is None:
+        root = parse(decode(raw)[0], project.rules.parser).root
+    else:
+        analysis = project.analyse(path, raw, "cases")
+        errors([problem for problem in analysis.problems if problem.severity == Severity.ERROR])
+        root = analysis.root
+    data = root.value if root is not None else None
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("rubric"), str)
@@ -213,6 +224,9 @@ class RunOptions:
     read: Reader = read_disk
     index: RubricIndex | None = None
     """The rubrics to resolve against; by default every rubric under the project's root."""
+    cases_errors: Callable[[list[Problem]], None] | None = None
+    """Told the cases file's own errors before any case is graded (the run goes on); None: the
+    file is not checked, only read."""
 
 
 def check_response(
@@ -267,7 +281,7 @@ def run_cases(
 ) -> RunResult:
     """A run of a cases file (of the cases named by `case_ids` only, when given): every case
     graded, one row stored, subscribers told."""
-    data = read_cases(cases_path, project, options.read)
+    data = read_cases(cases_path, project, options.read, options.cases_errors)
     gate = data.get("gate") if isinstance(data.get("gate"), dict) else None
     cases, names = data["cases"], case_names(data["cases"])
     if case_ids is not None:

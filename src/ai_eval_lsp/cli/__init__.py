@@ -24,7 +24,7 @@ from ai_eval_lsp.cli.results import (
     run_json,
 )
 from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.problems import Severity
+from ai_eval_lsp.core.problems import Problem, Severity
 from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.files import project_root
 from ai_eval_lsp.plugins import PhpPlugin
@@ -335,10 +335,13 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
         project = projects.of(Path(name))
         for problem in project.registry.problems():
             print(f"warning: {problem}", file=sys.stderr)
-        for line in _errors_of_cases_file(project, Path(name)):
-            print(f"warning: {line}", file=sys.stderr)
         try:
-            options = RunOptions("cli", Path(args.db) if args.db else None, _progress(name))
+            options = RunOptions(
+                "cli",
+                Path(args.db) if args.db else None,
+                _progress(name),
+                cases_errors=_warn_of(name),
+            )
             result = run_cases(project, Path(name), options)
         except RunError as err:  # said, and the other files still run
             print(f"error: {err}", file=sys.stderr)
@@ -356,18 +359,15 @@ def _run(projects: Projects, args: argparse.Namespace) -> int:
     return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
 
 
-def _errors_of_cases_file(project: Project, path: Path) -> list[str]:
-    """The cases file's own errors, as `check` prints them: a run goes on (each case that cannot
-    be graded errors, a mistyped `expect` fails), but says first what is wrong."""
-    try:
-        analysis = project.analyse(path, path.read_bytes(), "cases")
-    except OSError:
-        return []  # the run says it cannot read the file
-    return [
-        text_line(FileProblem(str(path), problem))
-        for problem in analysis.problems
-        if problem.severity == Severity.ERROR
-    ]
+def _warn_of(name: str) -> Callable[[list[Problem]], None]:
+    """How `run` says a cases file's own errors, as `check` prints them, before the run goes on
+    (each case that cannot be graded errors, a mistyped `expect` fails)."""
+
+    def warn(problems: list[Problem]) -> None:
+        for problem in problems:
+            print(f"warning: {text_line(FileProblem(str(Path(name)), problem))}", file=sys.stderr)
+
+    return warn
 
 
 def _from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
