@@ -90,20 +90,21 @@ class ResultStore:
         if self.path.exists():
             self._connect().close()
             return
-        self._check_place()
-        folder = next(folder for folder in self.path.parents if folder.exists())
+        folder = self._check_place()
         if not os.access(folder, os.W_OK):
             raise StoreError(
                 f"{self.path}: the results database cannot be created ({folder} cannot be written){WHERE}"
             )
 
-    def _check_place(self) -> None:
-        """A path that can never be a database file: a folder, or a path below a file."""
+    def _check_place(self) -> Path:
+        """The nearest folder above the path that exists; StoreError for a path that can never be
+        a database file: a folder, or a path below a file."""
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder: the results database is a file{WHERE}")
-        above = next((folder for folder in self.path.parents if folder.exists()), None)
-        if above is not None and not above.is_dir():
+        above = next(folder for folder in self.path.parents if folder.exists())
+        if not above.is_dir():
             raise StoreError(f"{self.path}: {above} is a file, not a folder{WHERE}")
+        return above
 
     def _connect(self, read_only: bool = False) -> sqlite3.Connection:
         """A connection to the database, created and brought to SCHEMA_VERSION when needed; for
