@@ -23,7 +23,7 @@ from ai_eval_lsp.core.analysis import Rules, analyse_rubric
 from ai_eval_lsp.core.lints import lint_rubric
 from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.core.yamltree import parse
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 
 SIZES = (10, 100, 1_000, 10_000)
 

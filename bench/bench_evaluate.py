@@ -19,10 +19,10 @@ from pathlib import Path
 
 from sacrebleu.metrics.chrf import CHRF
 
-from ai_eval_lsp import runs as runs_module
-from ai_eval_lsp.caseworkers import PARALLEL_FROM, workers_for
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import RunOptions, run_cases
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs import run as runs_module
+from ai_eval_lsp.runs.run import RunOptions, run_cases
+from ai_eval_lsp.runs.workers import PARALLEL_FROM, workers_for
 
 WORDS = "refund order delivery sorry apologise days week arrive parcel account support help please thanks within five"
 

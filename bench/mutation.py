@@ -27,7 +27,7 @@ GOAL_MODULES = (
     "ai_eval_lsp.core.evaluate",
     "ai_eval_lsp.core.results",
     "ai_eval_lsp.core.validate",
-    "ai_eval_lsp.store",
+    "ai_eval_lsp.runs.store",
 )
 RESULT = re.compile(r"^\s*(?P<mutant>(?P<module>[\w.]+)\.x[^\s:]*__mutmut_\d+): (?P<status>[\w ]+)$")
 
@@ -118,7 +118,7 @@ def _sql_case_only(module: str, diff: list[str]) -> bool:
     removed = [line[1:] for line in diff if line.startswith("-")]
     added = [line[1:] for line in diff if line.startswith("+")]
     return (
-        module == "ai_eval_lsp.store"
+        module == "ai_eval_lsp.runs.store"
         and bool(removed)
         and removed != added
         and [line.casefold() for line in removed] == [line.casefold() for line in added]

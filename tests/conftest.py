@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 
 # CI replays the same examples every run, so a green build stays green; local runs explore.
 # bench/mutation.py runs the tests once per mutant: a few fixed examples each.

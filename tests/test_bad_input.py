@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ai_eval_lsp.core.yamltree import MAX_DEPTH, REFERENCE_LIMIT, parse
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 
 VALID = 'id: ok\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [a]}\nscoring: {combine: all_pass}\n'
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from sacrebleu.metrics.chrf import CHRF
 
-from ai_eval_lsp.api import CheckOutcome
+from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, Runner
-from ai_eval_lsp.pluginhost import PluginHost
-from ai_eval_lsp.plugins import discover
+from ai_eval_lsp.hosts.python import PluginHost
+from ai_eval_lsp.project.registry import discover
 
 
 def chrf(hypothesis: str, reference: str) -> float:

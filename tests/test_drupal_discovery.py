@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ai_eval_lsp import cache
+from ai_eval_lsp.disk import cache
 from ai_eval_lsp.drupal import codebase
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor, discover, scan
 from ai_eval_lsp.drupal.phpread import as_schema

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ai_eval_lsp.api import CheckOutcome, Services
 from ai_eval_lsp.cli import main
+from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.evaluate import CheckSkipped, Evaluator, LoadedRubric, RubricError, Runner
 from ai_eval_lsp.core.executors import StringCheckExecutor, TargetMatchExecutor
 

@@ -23,7 +23,7 @@ from ai_eval_lsp.core.analysis import Rules, analyse_rubric
 from ai_eval_lsp.core.problems import SCHEMA_CODES, Problem
 from ai_eval_lsp.core.validate import Engine, SchemaValidator, Violation
 from ai_eval_lsp.core.yamltree import parse
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from contract import ROLE_GLOBS, ROLE_TABLE
 
-from ai_eval_lsp.files import project_root, walk
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.disk.files import walk
+from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.project.project import Project
 
 
 def test_the_walk_finds_what_the_role_table_says(tmp_path: Path) -> None:

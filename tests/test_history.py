@@ -22,7 +22,7 @@ from scipy.stats import binomtest
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import CaseRecord, binomial_two_sided, diff
-from ai_eval_lsp.store import SCHEMA_VERSION, ResultStore, StoreError
+from ai_eval_lsp.runs.store import SCHEMA_VERSION, ResultStore, StoreError
 
 # --- the paired tests against scipy's exact binomial test -------------------------------------
 
@@ -272,7 +272,7 @@ WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from ai_eval_lsp.core.compare import CaseRecord
-    from ai_eval_lsp.store import ResultStore
+    from ai_eval_lsp.runs.store import ResultStore
 
     store = ResultStore(Path(sys.argv[1]))
     count = int(sys.argv[2])

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from processes import ends_alone, orphan
 
-from ai_eval_lsp import runs
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import Cancellation, RunCancelled, RunOptions, run_cases
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs import run as runs
+from ai_eval_lsp.runs.run import Cancellation, RunCancelled, RunOptions, run_cases
 
 RUBRIC = """id: support
 version: "1.0"
@@ -78,7 +78,7 @@ def case_workers() -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:  # it ended meanwhile
             continue
-        if b"ai_eval_lsp.caseworkers" in command and int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+        if b"ai_eval_lsp.runs.workers" in command and int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
             found.append(int(entry.name))
     return found
 
@@ -163,8 +163,8 @@ def test_workers_end_with_a_server_killed_outright(tmp_path: Path, workspace: Pa
     server = (
         "import os\n"
         "from pathlib import Path\n"
-        "from ai_eval_lsp import caseworkers, runs\n"
-        "from ai_eval_lsp.project import Project\n"
+        "from ai_eval_lsp.runs import run as runs, workers as caseworkers\n"
+        "from ai_eval_lsp.project.project import Project\n"
         "import threading\n"
         "called = caseworkers._call\n"
         "def call(process, request, seconds):\n"

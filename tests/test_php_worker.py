@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from processes import alive, ends_alone, gone_within, orphan
 
-from ai_eval_lsp.api import CheckOutcome, Services
-from ai_eval_lsp.drupal.worker import (
+from ai_eval_lsp.core.api import CheckOutcome, Services
+from ai_eval_lsp.hosts.php import (
     NeedsDrupal,
     PhpCallFailed,
     PhpUnavailable,
@@ -473,7 +473,7 @@ def test_a_worker_whose_server_was_killed_ends_at_its_own_time_limit(tmp_path: P
     """A server killed outright cannot stop its worker, and an executor asleep uses no CPU time,
     so PHP's own CPU limit never comes: the worker's alarm ends it."""
     server = (
-        "from ai_eval_lsp.drupal.worker import PhpWorker\n"
+        "from ai_eval_lsp.hosts.php import PhpWorker\n"
         f"worker = PhpWorker({str(PLAIN)!r}, {PLAIN_PSR4!r}, command={PHP!r}, timeout=3)\n"
         f"worker.execute({PROBES + 'SleepingExecutor'!r}, [], {{'kind': 'sleep'}}, '', {{}})\n"
     )

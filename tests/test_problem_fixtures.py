@@ -9,7 +9,7 @@ from conftest import FIXTURES, Expected, expectations
 
 from ai_eval_lsp.core.problems import SEVERITY_OF_CODE
 from ai_eval_lsp.core.validate import Engine
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 
 PROBLEM_FILES = sorted((FIXTURES / "problems").glob("*.yaml"))
 WORKSPACE_FILES = sorted((FIXTURES / "workspaces").rglob("*.yaml"))

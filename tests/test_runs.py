@@ -19,11 +19,11 @@ from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, gate_failures, wilson_interval
-from ai_eval_lsp.pluginhost import PluginHost
-from ai_eval_lsp.plugins import discover
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import Cancellation, RunCancelled, RunOptions, run_cases
-from ai_eval_lsp.settings import Settings
+from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.hosts.python import PluginHost
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.project.registry import discover
+from ai_eval_lsp.runs.run import Cancellation, RunCancelled, RunOptions, run_cases
 
 RUBRIC = """id: support_tone
 version: "1.0"
@@ -458,8 +458,8 @@ def test_a_plugin_host_whose_server_was_killed_ends_with_it(tmp_path: Path) -> N
     reads the closed pipe: the host sees it has lost its parent and ends."""
     server = (
         "from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric\n"
-        "from ai_eval_lsp.pluginhost import PluginHost\n"
-        "from ai_eval_lsp.plugins import discover\n"
+        "from ai_eval_lsp.hosts.python import PluginHost\n"
+        "from ai_eval_lsp.project.registry import discover\n"
         "rubric = LoadedRubric('r', '1.0', {'checks': [{'kind': 'stuck'}], 'scoring': {'combine': 'all_pass'}})\n"
         "with PluginHost(timeout=3600) as host:\n"
         "    Evaluator(discover().runners(3600, host), lambda ref: None).evaluate(rubric, 'x', {})\n"

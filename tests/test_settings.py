@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ai_eval_lsp.settings import Settings
+from ai_eval_lsp.disk.settings import Settings
 
 
 def test_editors_send_dotted_settings_nested() -> None:

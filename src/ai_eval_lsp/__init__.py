@@ -5,7 +5,7 @@ The public plugin API (SPEC section 4) is importable from here.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ai_eval_lsp.api import CheckExecutor, CheckOutcome, CheckSchemaProvider, Services
+from ai_eval_lsp.core.api import CheckExecutor, CheckOutcome, CheckSchemaProvider, Services
 
 try:
     __version__ = version("ai-eval-lsp")

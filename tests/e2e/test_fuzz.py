@@ -18,7 +18,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 from e2e.conftest import EDITORS, SERVER
 from e2e.helpers import diagnostics, open_document, start
 

@@ -26,14 +26,14 @@ from ai_eval_lsp.cli.results import (
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Problem, Severity
 from ai_eval_lsp.core.workspace import Role
-from ai_eval_lsp.files import project_root
-from ai_eval_lsp.plugins import PhpPlugin
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.settings import SettingsFileError
+from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.disk.settings import SettingsFileError
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.project.registry import PhpPlugin
 
 if TYPE_CHECKING:
     from ai_eval_lsp.core.compare import CaseRecord, Diff
-    from ai_eval_lsp.store import ResultStore
+    from ai_eval_lsp.runs.store import ResultStore
 
 T = TypeVar("T")
 
@@ -328,7 +328,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.runs import RunError, RunOptions, run_cases
+    from ai_eval_lsp.runs.run import RunError, RunOptions, run_cases
 
     results, failed = [], []
     for name in args.paths:
@@ -373,7 +373,7 @@ def _warn_of(name: str) -> Callable[[list[Problem]], None]:
 def _from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
     """What `read` takes from the results database the command reads (--db, else the current
     project's); None, once the trouble is said, when there is none yet or it cannot be read."""
-    from ai_eval_lsp.store import ResultStore, StoreError
+    from ai_eval_lsp.runs.store import ResultStore, StoreError
 
     path = Path(args.db) if args.db else projects.here().results_database
     if not path.is_file():
@@ -589,7 +589,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
 def _php_runtime(project: Project) -> dict[str, str] | None:
     """The PHP that runs module executors: its version, or why there is none (None: no executor
     would run in PHP). Starting it is what a run does; nothing of the workspace is run."""
-    from ai_eval_lsp.drupal.worker import PhpUnavailable
+    from ai_eval_lsp.hosts.php import PhpUnavailable
 
     worker = project.php_worker()
     if worker is None:

@@ -11,7 +11,7 @@ from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
 from ai_eval_lsp.core.results import EXPECTATIONS
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.runs import RunResult
+    from ai_eval_lsp.runs.run import RunResult
 
 
 def count(number: int, noun: str) -> str:

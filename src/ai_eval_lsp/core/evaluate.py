@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ai_eval_lsp.api import CheckOutcome
+from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.lints import MAX_COMPOSITE_HOPS
 from ai_eval_lsp.core.workspace import check_name
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import regex
 
-from ai_eval_lsp.api import CheckOutcome, Services
+from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.lints import compile_pattern
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import regex
 
-from ai_eval_lsp.api import Services
+from ai_eval_lsp.core.api import Services
 from ai_eval_lsp.core.problems import Problem, Related, Span
 from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node

@@ -1,2 +1,2 @@
-"""Drupal codebases (SPEC section 4): the PHP executors of the installed modules, read statically,
-and a PHP worker that runs them for the runs a user asks for."""
+"""Drupal codebases (SPEC section 4), read from the files alone: the installed modules and their
+PHP check executors, with the schemas `checkSchemaDefinitions()` returns. Nothing here runs PHP."""

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp import cache
 from ai_eval_lsp.core.yamltree import parse
+from ai_eval_lsp.disk import cache
 from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources, setting
 
 EXECUTOR_TAG = "ai_eval.check_executor"

@@ -20,8 +20,8 @@ from pygls.exceptions import JsonRpcRequestCancelled
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.runs import (
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.run import (
     Cancellation,
     Reader,
     RunCancelled,
@@ -33,12 +33,12 @@ from ai_eval_lsp.runs import (
     run,
     run_cases,
 )
+from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, path_of, uri_of
-from ai_eval_lsp.store import StoreError
 
 
 def _argument(arguments: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.core.context import Context, completion_context
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.query import in_check
 from ai_eval_lsp.server.server import AiEvalServer

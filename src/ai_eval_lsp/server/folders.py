@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ai_eval_lsp.core.workspace import Summary
-from ai_eval_lsp.files import Found, excluded, project_root, read_head
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.disk.files import Found, excluded, read_head
+from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
-from ai_eval_lsp.settings import Settings
 
 if TYPE_CHECKING:
     from ai_eval_lsp.server.server import AiEvalServer

@@ -8,10 +8,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import OpenDocument
-from ai_eval_lsp.store import StoreError
 
 
 def last_run_title(row: Mapping[str, Any], runs: int) -> str:

@@ -20,10 +20,10 @@ from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import units
 from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary
 from ai_eval_lsp.core.yamltree import Node
-from ai_eval_lsp.project import Project
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
-from ai_eval_lsp.store import ResultStore
 
 if TYPE_CHECKING:
     from ai_eval_lsp.server.server import AiEvalServer

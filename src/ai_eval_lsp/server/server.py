@@ -22,14 +22,14 @@ from pygls.protocol.language_server import lsp_method
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.text import Encoding
-from ai_eval_lsp.runs import Cancellation
+from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
 from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.scheduler import Scheduler
 from ai_eval_lsp.server.session import OpenDocument, Session
-from ai_eval_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 

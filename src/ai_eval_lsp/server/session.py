@@ -18,9 +18,9 @@ from ai_eval_lsp.core.analysis import Analysis, Rules
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
-from ai_eval_lsp.files import HEAD_BYTES, relative_to
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.settings import Settings
+from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
+from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.project.project import Project
 
 
 def path_of(uri: str) -> Path | None:

@@ -9,9 +9,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, path_of
-from ai_eval_lsp.settings import Settings
 
 SECTION = "aiEval"
 WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php"]

@@ -9,15 +9,13 @@ without it.
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ai_eval_lsp.api import Services
+from ai_eval_lsp.core.api import Services
 from ai_eval_lsp.core.evaluate import Runner, claim
 from ai_eval_lsp.core.executors import core_executors
 from ai_eval_lsp.core.lints import Claim
@@ -30,30 +28,24 @@ from ai_eval_lsp.core.schema import (
     core_schema,
 )
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
-from ai_eval_lsp.drupal.executor import PhpCheckExecutor
-from ai_eval_lsp.pluginhost import HostedExecutor, PluginHost
+from ai_eval_lsp.hosts.php import PhpCheckExecutor
+from ai_eval_lsp.hosts.python import (
+    EXECUTOR_GROUP,
+    HostedExecutor,
+    Plugin,
+    PluginHost,
+    load,
+    sorted_entry_points,
+)
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.drupal.worker import PhpWorker
+    from ai_eval_lsp.hosts.php import PhpWorker
 
-EXECUTOR_GROUP = "ai_eval.check_executors"
 AI_EVAL_MODULE = "ai_eval"
 
 PHP_OFF = (
     "runs PHP, which is off here (`php.run` is false; VS Code turns it off in a workspace it does not trust)"
 )
-
-
-@dataclass(slots=True)
-class Plugin:
-    """One entry point of the executor group, loaded or not."""
-
-    name: str
-    target: str
-    origin: Origin
-    executor: Any = None
-    kinds: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +170,7 @@ def discover(
     """Load every installed executor plugin, take the Drupal codebase's executors, and build the
     combined schema over the core schema (the site's own, when the codebase holds ai_eval)."""
     services = Services()
-    plugins = [load(entry, services) for entry in _sorted_entry_points(group)]
+    plugins = [load(entry, services) for entry in sorted_entry_points(group)]
     # ai_eval's own executors run the core kinds, which always run in Python (SPEC section 4).
     executors = [e for e in codebase.executors if e.module != AI_EVAL_MODULE] if codebase else []
     origins = [_php_origin(executor) for executor in executors]
@@ -204,45 +196,6 @@ def discover(
     for plugin in plugins:
         plugin.kinds = registry.kinds_of(plugin.origin)
     return registry
-
-
-def _sorted_entry_points(group: str) -> list[EntryPoint]:
-    found = {(ep.dist.name if ep.dist else "", ep.name): ep for ep in entry_points(group=group)}
-    return [found[key] for key in sorted(found, key=lambda key: (key[0].lower(), key[1]))]
-
-
-def load(entry: EntryPoint, services: Services) -> Plugin:
-    """One entry point's executor, loaded and constructed; a failure is recorded, never raised."""
-    dist = entry.dist
-    origin = Origin(entry.name, dist.name if dist else entry.name, dist.version if dist else None)
-    plugin = Plugin(entry.name, entry.value, origin)
-    try:
-        loaded = entry.load()
-        executor = _construct(loaded, services) if inspect.isclass(loaded) else loaded
-    except BaseException as err:  # a plugin may even call sys.exit() on import
-        if isinstance(err, KeyboardInterrupt):
-            raise
-        plugin.problems.append(f"failed to load: {type(err).__name__}: {err}")
-        return plugin
-    missing = [name for name in ("applies", "execute") if not callable(getattr(executor, name, None))]
-    if missing:
-        plugin.problems.append(
-            f"is not a check executor: {type(executor).__name__} has no {' or '.join(missing)}() method"
-        )
-        return plugin
-    plugin.executor = executor
-    return plugin
-
-
-def _construct(cls: type, services: Services) -> Any:
-    """Construct with one `services` argument when the class takes one, else with none."""
-    try:
-        parameters = list(inspect.signature(cls).parameters.values())
-    except (TypeError, ValueError):
-        parameters = []
-    if parameters and parameters[0].default is inspect.Parameter.empty:
-        return cls(services)
-    return cls()
 
 
 def _contribution(plugin: Plugin) -> Contribution:
@@ -282,7 +235,7 @@ def _php_plugin(executor: PhpExecutor, origin: Origin, combined: CombinedSchema,
     """What the registry knows of a module's executor once the schema is built. A definition that
     cannot be read is a problem, and names its kind in unknown-kind messages, until a schema
     fragment declares that kind."""
-    from ai_eval_lsp.drupal.worker import unrunnable_reason  # only a Drupal codebase needs it
+    from ai_eval_lsp.hosts.php import unrunnable_reason  # only a Drupal codebase needs it
 
     problems = list(executor.problems)
     for definition in executor.definitions:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ai_eval_lsp import __version__
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.runs import RunContext
+    from ai_eval_lsp.runs.run import RunContext
 
 SCHEMA_VERSION = "0.2.2"
 

@@ -1,6 +1,6 @@
 """Python plugin executors, run in a child process so that `runTimeoutSeconds` really stops them:
 Python cannot stop a thread, so an executor that never returns would run on for ever beside the
-server. One host serves a run; it starts a child (`python -P -m ai_eval_lsp.pluginhost`, the same
+server. One host serves a run; it starts a child (`python -P -m ai_eval_lsp.hosts.python`, the same
 environment) at the first plugin check, and a check that outlives the limit has the child killed
 and fails with a timeout reason; the next check starts a new child.
 
@@ -10,22 +10,76 @@ diagnostics never run a check); only `execute()` goes to the child.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import threading
 import time
 from collections.abc import Mapping
-from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
-from ai_eval_lsp.api import CheckOutcome, Services
-from ai_eval_lsp.childproc import MARK, Exited, Garbled, Process, Timeout, child_protocol, start_child
-
-if TYPE_CHECKING:
-    from ai_eval_lsp.plugins import Plugin
+from ai_eval_lsp.core.api import CheckOutcome, Services
+from ai_eval_lsp.core.schema import Origin
+from ai_eval_lsp.hosts.process import MARK, Exited, Garbled, Process, Timeout, child_protocol, start_child
 
 START_SECONDS = 60.0
 """How long the child may take to start and import a plugin, apart from the check's own time."""
+
+
+EXECUTOR_GROUP = "ai_eval.check_executors"
+
+
+@dataclass(slots=True)
+class Plugin:
+    """One entry point of the executor group, loaded or not."""
+
+    name: str
+    target: str
+    origin: Origin
+    executor: Any = None
+    kinds: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def sorted_entry_points(group: str) -> list[EntryPoint]:
+    found = {(ep.dist.name if ep.dist else "", ep.name): ep for ep in entry_points(group=group)}
+    return [found[key] for key in sorted(found, key=lambda key: (key[0].lower(), key[1]))]
+
+
+def load(entry: EntryPoint, services: Services) -> Plugin:
+    """One entry point's executor, loaded and constructed; a failure is recorded, never raised."""
+    dist = entry.dist
+    origin = Origin(entry.name, dist.name if dist else entry.name, dist.version if dist else None)
+    plugin = Plugin(entry.name, entry.value, origin)
+    try:
+        loaded = entry.load()
+        executor = _construct(loaded, services) if inspect.isclass(loaded) else loaded
+    except BaseException as err:  # a plugin may even call sys.exit() on import
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        plugin.problems.append(f"failed to load: {type(err).__name__}: {err}")
+        return plugin
+    missing = [name for name in ("applies", "execute") if not callable(getattr(executor, name, None))]
+    if missing:
+        plugin.problems.append(
+            f"is not a check executor: {type(executor).__name__} has no {' or '.join(missing)}() method"
+        )
+        return plugin
+    plugin.executor = executor
+    return plugin
+
+
+def _construct(cls: type, services: Services) -> Any:
+    """Construct with one `services` argument when the class takes one, else with none."""
+    try:
+        parameters = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    if parameters and parameters[0].default is inspect.Parameter.empty:
+        return cls(services)
+    return cls()
 
 
 class PluginHost:
@@ -96,7 +150,7 @@ class PluginHost:
             payload = json.dumps(request).encode("utf-8") + b"\n"
         except (TypeError, ValueError) as err:
             raise _Unsendable(str(err)) from None
-        process = self._process = self._process or start_child("ai_eval_lsp.pluginhost")
+        process = self._process = self._process or start_child("ai_eval_lsp.hosts.python")
         deadline = time.monotonic() + seconds
         process.send(payload, deadline)
         return process.receive(deadline)
@@ -143,8 +197,6 @@ class HostedExecutor:
 def main() -> None:
     """Answer execute requests, one JSON line each, until stdin closes (or the server is gone)."""
     protocol = child_protocol()
-    from ai_eval_lsp.plugins import EXECUTOR_GROUP, load
-
     services = Services()
     entries = {
         (ep.dist.name if ep.dist else ep.name, ep.name): ep for ep in entry_points(group=EXECUTOR_GROUP)

@@ -1,5 +1,5 @@
 """A big run on every core: the cases go, in chunks, to child processes (`python -P -m
-ai_eval_lsp.caseworkers`, the same environment), each grading with its own evaluator, plugin host
+ai_eval_lsp.runs.workers`, the same environment), each grading with its own evaluator, plugin host
 and PHP worker, exactly as a run in one process does; results come back in case order.
 
 A child is told the project (root and settings) and the run's rubrics already resolved, so it
@@ -27,10 +27,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp.childproc import MARK, Garbled, Process, Timeout, child_protocol, start_child
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.results import CaseResult
-from ai_eval_lsp.settings import Settings
+from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.hosts.process import MARK, Garbled, Process, Timeout, child_protocol, start_child
 
 PARALLEL_FROM = 200
 """Cases per worker at least: starting one costs ~0.4 s, so a run of fewer than twice this many
@@ -97,7 +97,7 @@ def grade_in_workers(
                 chunk = chunks.pop(0)
             try:
                 if process is None:
-                    process = start_child("ai_eval_lsp.caseworkers")
+                    process = start_child("ai_eval_lsp.runs.workers")
                     with lock:
                         processes.append(process)
                     _call(process, start, START_SECONDS)
@@ -171,8 +171,8 @@ def _line(value: Any) -> bytes:
 def main() -> None:
     """Set up from the first request, then grade each chunk asked for, until stdin closes."""
     protocol = child_protocol()
-    from ai_eval_lsp.project import Project
-    from ai_eval_lsp.runs import evaluating, grade
+    from ai_eval_lsp.project.project import Project
+    from ai_eval_lsp.runs.grading import evaluating, grade
 
     with contextlib.ExitStack() as stack:
         evaluator: Evaluator | None = None

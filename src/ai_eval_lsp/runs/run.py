@@ -5,30 +5,29 @@ Shared by `ai-eval-lsp run` and the language server's run commands.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.api import CheckOutcome
-from ai_eval_lsp.caseworkers import Cancelled, Prepared, grade_in_workers, workers_for
+from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import Diff, diff
-from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError, RubricSource
+from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
-from ai_eval_lsp.pluginhost import PluginHost
-from ai_eval_lsp.project import Project
-from ai_eval_lsp.store import ResultStore, StoreError
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.grading import evaluating, grade
+from ai_eval_lsp.runs.store import ResultStore, StoreError
+from ai_eval_lsp.runs.workers import Cancelled, Prepared, grade_in_workers, workers_for
 
 SUBSCRIBER_GROUP = "ai_eval.run_complete"
 REGRESSION_TOLERANCE = 0.5
@@ -169,15 +168,6 @@ class RubricLibrary:
                 and isinstance(check.get("rubric"), str)
             ]
         return prepared
-
-
-@contextlib.contextmanager
-def evaluating(project: Project, library: RubricSource) -> Iterator[Evaluator]:
-    """An evaluator over a library of rubrics; its Python plugins run in one plugin host and its
-    PHP executors in one PHP worker, each stopped when the evaluator is done."""
-    timeout = project.settings.run_timeout_seconds
-    with PluginHost(timeout) as host, project.php_worker() or contextlib.nullcontext() as php:
-        yield Evaluator(project.registry.runners(timeout, host, php), library)
 
 
 def read_cases(
@@ -386,28 +376,6 @@ def case_names(cases: Sequence[Any]) -> list[str]:
         names.append(f"{name} (cases[{number}])" if name in seen else name)
         seen.add(name)
     return names
-
-
-def grade(evaluator: Evaluator, rubrics: RubricSource, ref: str, name: str, case: Any) -> CaseResult:
-    """One case graded: its verdict, or why it has none."""
-    if not isinstance(case, Mapping):
-        return CaseResult(name, None, "the case is not a mapping", None)
-    expect = None if case.get("expect") is None else str(case["expect"])
-    response, question = case.get("response"), case.get("question", {})
-    if not isinstance(response, str):
-        return CaseResult(name, None, "the case has no `response` string", expect)
-    if not isinstance(question, Mapping):
-        return CaseResult(name, None, "`question` must be a mapping", expect)
-    try:
-        rubric = rubrics(ref)
-        if rubric is None:
-            return CaseResult(name, None, f"no rubric `{ref}` in the workspace", expect)
-        verdict = evaluator.evaluate(rubric, response, question)
-    except RubricError as err:
-        return CaseResult(name, None, str(err), expect)
-    if verdict is None:
-        return CaseResult(name, None, f"rubric `{ref}` has no executable check: no verdict", expect)
-    return CaseResult(name, verdict, None, expect)
 
 
 def _regression(comparison: Diff | None) -> list[str]:

@@ -80,9 +80,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp.api import CheckOutcome, Services
-from ai_eval_lsp.childproc import Exited, Garbled, Process, Timeout, kill_group
+from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.evaluate import CheckSkipped
+from ai_eval_lsp.drupal.codebase import PhpExecutor
+from ai_eval_lsp.hosts.process import Exited, Garbled, Process, Timeout, kill_group
 
 __all__ = [
     "BRIDGED_SERVICES",
@@ -172,7 +173,7 @@ def _loader() -> str:
     Written without `$`, backticks, backslashes or double quotes (chr(34) is the quote), so
     that a wrapper passing it through `bash -c "..."` leaves it as it is.
     """
-    source = resources.files("ai_eval_lsp.drupal").joinpath("php/worker.php").read_text("utf-8")
+    source = resources.files("ai_eval_lsp.hosts").joinpath("worker.php").read_text("utf-8")
     # Only the tag goes: eval()'d line numbers stay worker.php's.
     code = base64.b64encode(source.removeprefix("<?php").encode("utf-8")).decode("ascii")
     hello = "sprintf(strtr('{QphpQ:Q%sQ,QidQ:%d,QpidQ:%d}', 'Q', chr(34)), PHP_VERSION, PHP_VERSION_ID, getmypid())"
@@ -491,3 +492,23 @@ def _outcome(data: Any, check: Mapping[str, Any], where: str) -> CheckOutcome:
     return CheckOutcome.of(
         check, False, f"the PHP worker answered {where} with a malformed outcome: {data!r}"
     )
+
+
+class PhpCheckExecutor:
+    def __init__(self, executor: PhpExecutor, kinds: frozenset[str], worker: PhpWorker | None) -> None:
+        """Without a `worker` (diagnostics, which never run PHP) it claims its kinds by name alone."""
+        self.executor, self.kinds, self.worker = executor, kinds, worker
+
+    def applies(self, check: Mapping[str, Any]) -> bool:
+        if check.get("kind") not in self.kinds:
+            return False
+        if self.worker is None:
+            return True
+        return self.worker.applies(self.executor.class_name, self.executor.arguments, check)
+
+    def execute(self, check: Mapping[str, Any], response: str, context: Mapping[str, Any]) -> CheckOutcome:
+        if self.worker is None:
+            raise RuntimeError("a PHP executor runs only through a run's PHP worker")
+        return self.worker.execute(
+            self.executor.class_name, self.executor.arguments, check, response, context
+        )

@@ -10,21 +10,18 @@ import json
 import os
 import stat
 import time
-import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ai_eval_lsp import cache
 from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
+from ai_eval_lsp.disk import cache
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
 """Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
 
 HEAD_BYTES = 4096
-
-SETTINGS_FILE = "ai-eval.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,55 +241,3 @@ def read_head(path: str | Path) -> str:
             return file.read(HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def project_root(path: Path) -> Path:
-    """The root a checked path belongs to (SPEC section 5): the nearest ancestor holding
-    `pyproject.toml` with `[tool.ai-eval]`, `ai-eval.toml`, `composer.json` or `.git`, else the
-    path's own folder. A Drupal module's own `composer.json` (type `drupal-module` and the like)
-    does not make a root: the module belongs to the project around it. Neither does a marker in
-    `/` or the home folder (a dotfiles `.git` in `~`): a root is walked, and those are no project."""
-    start = path if path.is_dir() else path.parent
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if too_wide(folder):
-            break
-        if is_project_root(folder):
-            return folder
-    return start
-
-
-def too_wide(folder: Path) -> bool:
-    """`/` and the home folder: no marker makes them a project root, and a project rooted there
-    (a file right in `~`) indexes its own folder only, not everything below it."""
-    try:
-        home: Path | None = Path.home().resolve()
-    except RuntimeError:  # no HOME and no passwd entry, as in some containers
-        home = None
-    return folder == Path(folder.anchor) or folder == home
-
-
-def is_project_root(folder: Path) -> bool:
-    if (folder / SETTINGS_FILE).is_file() or (folder / ".git").exists():
-        return True
-    if _composer_project(folder / "composer.json"):
-        return True
-    pyproject = folder / "pyproject.toml"
-    if not pyproject.is_file():
-        return False
-    try:
-        table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("ai-eval")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
-    return table is not None
-
-
-def _composer_project(path: Path) -> bool:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return False
-    except (OSError, UnicodeDecodeError, ValueError):
-        return True  # a composer.json we cannot read still marks where a project is
-    kind = data.get("type") if isinstance(data, dict) else None
-    return not (isinstance(kind, str) and kind.startswith("drupal-") and kind != "drupal-project")

@@ -19,13 +19,14 @@ from ai_eval_lsp.core.workspace import (
     summarize_cases,
 )
 from ai_eval_lsp.core.yamltree import Parser, decode, parse
+from ai_eval_lsp.disk.files import Found, read_head, relative_to, walk
+from ai_eval_lsp.disk.roots import too_wide
+from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal import codebase as drupal
-from ai_eval_lsp.files import Found, read_head, relative_to, too_wide, walk
-from ai_eval_lsp.plugins import Registry, discover
-from ai_eval_lsp.settings import Settings
+from ai_eval_lsp.project.registry import Registry, discover
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.drupal.worker import PhpWorker
+    from ai_eval_lsp.hosts.php import PhpWorker
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ class Project:
     def php_worker(self) -> PhpWorker | None:
         """A PHP worker for one run, when the Drupal codebase has executors to run; the caller
         closes it (it starts PHP only at its first call)."""
-        from ai_eval_lsp.drupal.worker import PhpWorker  # only runs start PHP
+        from ai_eval_lsp.hosts.php import PhpWorker  # only runs start PHP
 
         codebase = self.registry.codebase
         if codebase is None or not self.registry.php or not self.settings.php_run:
