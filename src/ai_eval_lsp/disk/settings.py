@@ -41,6 +41,18 @@ class Settings:
         """What decides which files are rubric and cases files, besides the default rules."""
         return self.rubric_globs, self.cases_globs
 
+    def overlaid(self, editor: Settings) -> Settings:
+        """These settings (a project's files') with the editor's on top, where the editor's
+        differ from the defaults: an editor sends every key, defaulted, so only a value set
+        there can be told from one it merely defaults."""
+        defaults = Settings()
+        changed = {
+            f.name: getattr(editor, f.name)
+            for f in fields(self)
+            if getattr(editor, f.name) != getattr(defaults, f.name)
+        }
+        return replace(self, **changed)
+
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:
         """Settings from camelCase keys, nested (`{php: {run: false}}`, as editors send dotted

@@ -84,7 +84,7 @@ class Folders:
 
     def loose(self, path: Path | None, settings: Settings) -> Folder:
         """The folder of a document outside every workspace folder: its project root's."""
-        root = project_root(path) if path is not None else Path.cwd()
+        root = project_root(path).folder if path is not None else Path.cwd()
         key = LOOSE + uri_of(root)
         folder = self.session.folders.get(key)
         if folder is None:
