@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
-from ai_eval_lsp.disk.roots import is_project_root, marker_files
 from ai_eval_lsp.disk import cache
+from ai_eval_lsp.disk.roots import is_project_root, marker_files
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
 """Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
