@@ -34,6 +34,7 @@ from ai_eval_lsp.project.registry import PhpPlugin
 
 if TYPE_CHECKING:
     from ai_eval_lsp.core.compare import CaseRecord, Diff
+    from ai_eval_lsp.drupal.codebase import Codebase
     from ai_eval_lsp.runs.store import ResultStore
 
 T = TypeVar("T")
@@ -552,6 +553,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
             "php": php,
             "phpRuntime": runtime,
             "fragments": fragments,
+            "site": codebase.site if (codebase := registry.codebase) else None,
             "notices": registry.notices(),
             "problems": registry.problems(),
         }
@@ -577,7 +579,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     if codebase is None:
         print(f"No Drupal codebase in {project.root} (name another with --root DIR, or `drupal.root`).")
     else:
-        print(f"\nDrupal codebase {codebase.root}: {count(len(php), 'PHP executor')}")
+        print(f"\nDrupal codebase {codebase.root}{_site_read(codebase)}: {count(len(php), 'PHP executor')}")
     if runtime is not None:
         print(f"  PHP: {runtime.get('version') or runtime['unavailable']}")
     for row in php:
@@ -604,6 +606,13 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")
     return EXIT_CLEAN
+
+
+def _site_read(codebase: Codebase) -> str:
+    """Which site of a multisite codebase was read; nothing for a codebase of one site."""
+    if len(codebase.sites) < 2:
+        return ""
+    return f", site {codebase.site} (of {', '.join(codebase.sites)})"
 
 
 def _php_runtime(project: Project) -> dict[str, str] | None:

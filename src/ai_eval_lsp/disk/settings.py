@@ -30,7 +30,10 @@ class Settings:
     export_envelope_on_complete: bool = False
     run_timeout_seconds: float = 10.0
     drupal_root: str = ""
-    """The Drupal codebase's root, relative to the workspace folder; empty: found on its own."""
+    """The Drupal codebase's root, relative to the project root; empty: found on its own."""
+    drupal_site: str = ""
+    """The site of a multisite codebase whose configuration is read; empty: `default`, else the
+    only one, else the first by name."""
     php_command: tuple[str, ...] = field(default=("php",), metadata={"command": True})
     """How to start PHP 8.1+: `php`, or a wrapper such as `ddev exec php`."""
     php_run: bool = True

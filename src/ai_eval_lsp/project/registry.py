@@ -10,6 +10,7 @@ without it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from ai_eval_lsp.core.schema import (
     combine,
     core_schema,
 )
-from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
+from ai_eval_lsp.drupal.codebase import Codebase, DormantKind, PhpExecutor
 from ai_eval_lsp.hosts.php import PhpCheckExecutor
 from ai_eval_lsp.hosts.python import (
     EXECUTOR_GROUP,
@@ -191,6 +192,8 @@ def discover(
         _php_plugin(executor, origin, combined, php_run)
         for executor, origin in zip(executors, origins, strict=True)
     ]
+    for dormant in codebase.dormant if codebase else ():
+        combined.named.setdefault(dormant.kind, _dormant_reason(dormant, codebase))
     read = [(path, contribution.origin) for path, contribution in fragments_read]
     registry = Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems, read)
     for plugin in plugins:
@@ -264,6 +267,22 @@ def _php_plugin(executor: PhpExecutor, origin: Origin, combined: CombinedSchema,
         tuple(kind for kind, owner in combined.origins.items() if owner == origin),
         unrunnable_reason(executor.arguments) or (None if php_run else PHP_OFF),
         tuple(problems),
+    )
+
+
+def _dormant_reason(dormant: DormantKind, codebase: Codebase | None) -> str:
+    """Why a kind a module of the codebase defines is unknown on the site, and what to do."""
+    if dormant.test_module:
+        return (
+            f"defined by test module `{dormant.module}` ({dormant.where}), which a site never "
+            "enables (test modules run only in Drupal's tests); move the executor into a module "
+            "the site enables"
+        )
+    export = codebase.installed_from if codebase is not None else None
+    listed = f" ({os.path.relpath(export, codebase.folder)})" if export and codebase else ""
+    return (
+        f"defined by module `{dormant.module}` ({dormant.where}), which this site does not "
+        f"enable{listed}: `drush pm:enable {dormant.module}`, then export the configuration"
     )
 
 

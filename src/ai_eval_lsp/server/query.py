@@ -168,7 +168,13 @@ def kind_text(project: Project, kind: str) -> str | None:
         if origin.file
         else ""
     )
-    parts.append(f"From {origin}{where}; {project.registry.runs(kind)}.")
+    codebase = registry.codebase
+    site = (
+        f" (site `{codebase.site}` of {', '.join(codebase.sites)})"
+        if origin.module and codebase is not None and len(codebase.sites) > 1
+        else ""
+    )
+    parts.append(f"From {origin}{where}{site}; {project.registry.runs(kind)}.")
     return "\n\n".join(parts)
 
 
