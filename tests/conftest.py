@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -104,3 +105,22 @@ def expectations(path: Path) -> list[Expected]:
 def project() -> Project:
     """The fixtures folder as a workspace, with the plugins installed in this environment."""
     return Project.load(FIXTURES)
+
+
+ROOTS = json.loads((FIXTURES / "roots.json").read_text())["cases"]
+
+
+def lay_out_roots(base: Path) -> dict[Path, Path | None]:
+    """The cases of `fixtures/roots.json` laid out under `base`: each probed path and its root
+    (None: no marker, the path's own folder). The Neovim plugin is tested against the same table."""
+    probes: dict[Path, Path | None] = {}
+    for name, case in ROOTS.items():
+        folder = base / name
+        for relative, text in case["files"].items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            if text is None:
+                (folder / relative).mkdir()
+            else:
+                (folder / relative).write_text(text)
+        probes[folder / case["path"]] = None if case["root"] is None else (folder / case["root"]).resolve()
+    return probes

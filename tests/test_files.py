@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import lay_out_roots
 from contract import ROLE_GLOBS, ROLE_TABLE
 
 from ai_eval_lsp.disk.files import walk
@@ -63,6 +64,12 @@ def test_the_root_is_the_nearest_folder_with_a_marker(
         (tmp_path / "project" / marker).write_text(content)
     (deep / "x.rubric.yaml").write_text("")
     assert project_root(deep / "x.rubric.yaml").folder == (tmp_path / "project").resolve()
+
+
+def test_the_roots_table_holds_for_the_cli_and_the_server(tmp_path: Path) -> None:
+    for path, expected in lay_out_roots(tmp_path).items():
+        found = project_root(path)
+        assert (found.folder, found.marked) == ((expected, True) if expected else (path.parent, False)), path
 
 
 def test_a_drupal_modules_own_composer_json_is_no_root(tmp_path: Path) -> None:
