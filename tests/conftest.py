@@ -124,3 +124,28 @@ def lay_out_roots(base: Path) -> dict[Path, Path | None]:
                 (folder / relative).write_text(text)
         probes[folder / case["path"]] = None if case["root"] is None else (folder / case["root"]).resolve()
     return probes
+
+
+SLOW = (
+    "e2e/",
+    "test_vscode.py",
+    "test_neovim.py",
+    "test_ci_integrations.py",
+    "test_example.py",
+    "test_yaml_language_server.py",
+    "test_plugin_environments.py",
+    "test_parallel_runs.py",
+    "test_server_memory.py",
+    "test_php_worker.py",
+    "test_serve.py",
+)
+"""Test files that start real clients, servers, editors, PHP or installs: marked `slow`, so that
+`pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        relative = item.path.relative_to(tests).as_posix()
+        if relative.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)

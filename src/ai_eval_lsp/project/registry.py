@@ -77,7 +77,8 @@ class Registry:
     """Why the site's own core schema could not be used."""
     fragments: list[tuple[Path, Origin]] = field(default_factory=list)
     """The schema fragment files that were read, in splice order."""
-    _dispatch_runners: list[Runner] | None = None
+    dispatchers: tuple[Runner, ...] = ()
+    """The executors dispatch asks, built once the registry is (`discover`): threads only read it."""
 
     @property
     def executors(self) -> list[Plugin]:
@@ -154,9 +155,7 @@ class Registry:
         """Who runs a check, as a run would decide it, without running anything."""
         if check.get("kind") == "composite":
             return Claim(CORE.name)
-        if self._dispatch_runners is None:
-            self._dispatch_runners = self.runners(timeout=0)
-        runner, error = claim(self._dispatch_runners, check)
+        runner, error = claim(self.dispatchers, check)
         if runner is None:
             return Claim(None, error=error)
         return Claim(runner.name, skipped=runner.unavailable)
@@ -198,6 +197,7 @@ def discover(
     registry = Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems, read)
     for plugin in plugins:
         plugin.kinds = registry.kinds_of(plugin.origin)
+    registry.dispatchers = tuple(registry.runners(timeout=0))
     return registry
 
 
