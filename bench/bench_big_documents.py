@@ -1,0 +1,253 @@
+"""Typing in big documents (issue 20): what an edit costs in a 10,000-check rubric and in cases
+files of 500 and 2,000 cases of ~2 KB recorded responses, against a full analysis of each.
+
+keystroke -> diagnostics: incremental one-character edits inside one item, debounce off
+(AI_EVAL_LSP_DEBOUNCE_MS=0), each timed until the diagnostics of its version arrive; then the same
+while typing a quoted string character by character (every keystroke but the last leaves the
+YAML invalid). Completion and hover: asked right after a keystroke, with the default debounce
+(before it would fire). The full analysis: `analyse()` of the whole text, in process.
+
+`--first` also opens a valid ~10 MB rubric (66,000 checks of mixed kinds) and prints the time to
+its first diagnostics and the server's peak RSS, then the same for `ai-eval-lsp check`.
+
+Median and 95th percentile. On a shared machine figures move a lot: run it several times.
+Run: .venv/bin/python bench/bench_big_documents.py [--repeat 40] [--first]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
+
+from bench_lsp import Server, percentiles  # noqa: E402
+from rubrics import TONE, rubric  # noqa: E402
+
+from ai_eval_lsp.core.analysis import Rules, analyse  # noqa: E402
+from ai_eval_lsp.core.workspace import Role  # noqa: E402
+from ai_eval_lsp.project.project import Project  # noqa: E402
+
+_WORDS = (
+    "The refund was processed and the customer was told how long it takes. We apologise for the "
+    "delay; the order number is attached, and the agent explained the policy in plain words. "
+)
+
+
+def cases(count: int) -> str:
+    """A cases file of `count` cases, each a ~2 KB recorded response (a block scalar)."""
+    parts = ["rubric: tone\ncases:\n"]
+    for i in range(count):
+        body = "".join(f"      {_WORDS}{n}\n" for n in range(11))
+        parts.append(
+            f"  - id: case_{i}\n    question:\n      id: q{i}\n      input: Where is my refund?\n"
+            f"      expected: {{reference: The refund takes five days.}}\n    expect: pass\n"
+            f"    response: |\n{body}"
+        )
+    return "".join(parts)
+
+
+def full_analysis_ms(rules: Rules, role: Role, text: str) -> float:
+    """The median of three full analyses of `text`, in ms."""
+    samples = []
+    for _ in range(3):
+        started = time.perf_counter()
+        analyse(role, "x", text, rules)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+class Typist:
+    """Edits one document the way an editor does, keeping its own copy of the text."""
+
+    def __init__(self, server: Server, uri: str, text: str) -> None:
+        self.server, self.uri, self.lines = server, uri, text.split("\n")
+
+    def type(self, line: int, column: int, text: str, wait: bool = True) -> float:
+        """Insert `text` (no line break) at (line, column); the time to its diagnostics."""
+        self.lines[line] = self.lines[line][:column] + text + self.lines[line][column:]
+        return self._send(
+            {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}},
+            text,
+            wait,
+        )
+
+    def delete(self, line: int, column: int, length: int, wait: bool = True) -> float:
+        self.lines[line] = self.lines[line][:column] + self.lines[line][column + length :]
+        where = {
+            "start": {"line": line, "character": column},
+            "end": {"line": line, "character": column + length},
+        }
+        return self._send(where, "", wait)
+
+    def _send(self, where: dict[str, Any], text: str, wait: bool) -> float:
+        server = self.server
+        server.version += 1
+        version = server.version
+        waiter = server.client.expect(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == self.uri
+                and m["params"].get("version") == version
+            )
+        )
+        started = time.perf_counter()
+        server.client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": self.uri, "version": version},
+                "contentChanges": [{"range": where, "text": text}],
+            },
+        )
+        if wait:
+            waiter(120)
+        return time.perf_counter() - started
+
+
+def middle_line(text: str, prefix: str) -> int:
+    lines = text.split("\n")
+    hits = [n for n, line in enumerate(lines) if line.startswith(prefix)]
+    return hits[len(hits) // 2]
+
+
+def keystrokes(
+    server: Server, name: str, text: str, value_prefix: str, repeat: int
+) -> dict[str, list[float]]:
+    """One-character edits inside the middle item, then a quoted string typed in it."""
+    uri = server.open(name, text)
+    typist = Typist(server, uri, text)
+    line = middle_line(text, value_prefix)
+    column = len(typist.lines[line])
+    plain: list[float] = []
+    for i in range(repeat):
+        plain.append(typist.type(line, column + i, "x"))
+    for i in reversed(range(repeat)):
+        typist.delete(line, column + i, 1)
+    quoted: list[float] = []
+    word = '"typing in quotes, one key at a time"'
+    typist.type(line, column, " ")
+    while len(quoted) < repeat:
+        for n, char in enumerate(word):
+            quoted.append(typist.type(line, column + 1 + n, char))
+        typist.delete(line, column, len(word) + 1)
+        typist.type(line, column, " ")
+    typist.delete(line, column, 1)
+    return {"plain": plain, "quoted": quoted[:repeat]}
+
+
+def requests_after_keystroke(
+    server: Server, name: str, text: str, value_prefix: str, repeat: int
+) -> dict[str, list[float]]:
+    """Completion and hover asked right after a keystroke (default debounce: before it fires)."""
+    uri = server.open(name, text)
+    typist = Typist(server, uri, text)
+    line = middle_line(text, value_prefix)
+    column = len(typist.lines[line])
+    key_line = line - 1
+    indent = len(typist.lines[key_line]) - len(typist.lines[key_line].lstrip())
+    found: dict[str, list[float]] = {"completion": [], "hover": []}
+    for i in range(repeat):
+        for method, position in (
+            ("completion", {"line": line, "character": column + 2 * i + 1}),
+            ("hover", {"line": key_line, "character": indent + 1}),
+        ):
+            typist.type(line, column + len(found["completion"]) + len(found["hover"]), "x", wait=False)
+            params = {"textDocument": {"uri": uri}, "position": position}
+            found[method].append(server.timed(f"textDocument/{method}", params))
+    return found
+
+
+def first_diagnostics(folder: Path) -> None:
+    text = rubric(66_000).replace("Judge politeness", "Judge politeness " + "and tone " * 8)
+    path = folder / "huge.rubric.yaml"
+    path.write_text(text)
+    print(f"\nA valid {len(text) / 1e6:.1f} MB rubric (66,000 checks):")
+    server = Server("ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, {})
+    peak = 0
+    waiter = server.client.expect(
+        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == path.as_uri()
+    )
+    started = time.perf_counter()
+    server.client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}},
+    )
+    while True:
+        peak = max(peak, _peak_kb(server.client.process.pid))
+        try:
+            waiter(0.05)
+            break
+        except Exception:
+            continue
+    elapsed = time.perf_counter() - started
+    peak = max(peak, _peak_kb(server.client.process.pid))
+    server.close()
+    print(f"  server: first diagnostics in {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ai_eval_lsp", "check", str(path)], capture_output=True, cwd=folder)
+    elapsed = time.perf_counter() - started
+    child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"  check:  {elapsed:.2f} s, peak RSS {child_peak / 1024:.0f} MB")
+
+
+def _peak_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--repeat", type=int, default=40)
+    options.add_argument("--first", action="store_true", help="also the first analysis of a 10 MB rubric")
+    args = options.parse_args()
+    documents: list[tuple[str, str, Role, str, str]] = [
+        ("rubric, 10,000 checks", "big.rubric.yaml", "rubric", rubric(10_000), "    description: Judge"),
+        ("cases, 500 x 2 KB", "c500.cases.yaml", "cases", cases(500), "      input: Where"),
+        ("cases, 2,000 x 2 KB", "c2000.cases.yaml", "cases", cases(2_000), "      input: Where"),
+    ]
+    rows: list[tuple[str, str, float, float, float]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "tone.rubric.yaml").write_text(TONE)
+        rules = Project.load(root).rules
+        debounce_off = Server(
+            "ai-eval-lsp",
+            [sys.executable, "-m", "ai_eval_lsp", "serve"],
+            root,
+            {"aiEval": {}},
+            {"AI_EVAL_LSP_DEBOUNCE_MS": "0"},
+        )
+        for label, name, role, text, prefix in documents:
+            full = full_analysis_ms(rules, role, text)
+            found = keystrokes(debounce_off, name, text, prefix, args.repeat)
+            for what, samples in found.items():
+                rows.append((label, f"keystroke -> diagnostics ({what})", *percentiles(samples), full))
+            print(f"  ({label}: {len(text) / 1e6:.1f} MB measured)", flush=True)
+        debounce_off.close()
+        users = Server(
+            "ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], root, {"aiEval": {}}, {}
+        )
+        for label, name, _, text, prefix in documents:
+            found = requests_after_keystroke(users, "u-" + name, text, prefix, args.repeat)
+            for what, samples in found.items():
+                rows.append((label, f"{what} right after a keystroke", *percentiles(samples), float("nan")))
+        users.close()
+        print(f"\n{'document':<24}{'measure':<44}{'median / p95':>20}{'full analysis':>16}")
+        for label, what, median, p95, full in rows:
+            full_text = f"{full:>12.0f} ms" if full == full else ""
+            print(f"{label:<24}{what:<44}{median * 1000:>9.1f} / {p95 * 1000:>6.1f} ms{full_text:>16}")
+        print("Debounce off for keystrokes; completion and hover with the default debounce.")
+        if args.first:
+            first_diagnostics(root)
+
+
+if __name__ == "__main__":
+    main()
