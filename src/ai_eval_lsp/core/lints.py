@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,35 +56,58 @@ def lint_rubric(root: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispa
     """The rules of one rubric that need no other file."""
     if root.entries is None:
         return []
-    problems: list[Problem] = []
     checks = root.at(("checks",))
-    ids: dict[str, Node] = {}
-    for index, check in enumerate(checks.items or [] if checks else []):
-        if check.entries is None:
-            continue
-        problems.extend(_lint_check(index, check, text, kinds, dispatch, ids))
-    problems.extend(_lint_scoring(root, ids))
+    found = list(checks.items or [] if checks else [])
+    own = [check_lints(index, check, text, kinds, dispatch) for index, check in enumerate(found)]
+    return rubric_lints(root, [check_id(check) for check in found], own)
+
+
+def rubric_lints(
+    root: Node, ids: Sequence[tuple[str, Span] | None], own: Sequence[list[Problem]]
+) -> list[Problem]:
+    """A rubric's lints from each check's id and own lints: repeated ids, then scoring's rules."""
+    problems: list[Problem] = []
+    first: dict[str, Span] = {}
+    for found, check_problems in zip(ids, own, strict=True):
+        if found is not None:
+            name, span = found
+            earlier = first.get(name)
+            if earlier is None:
+                first[name] = span
+            else:
+                problems.append(
+                    Problem(
+                        "duplicate-id",
+                        f"the check id `{name}` is already used at line {earlier.start.line + 1}; "
+                        "check ids must be unique in a rubric",
+                        span,
+                    )
+                )
+        problems.extend(check_problems)
+    problems.extend(_lint_scoring(root, first))
     return problems
 
 
+def check_id(check: Node) -> tuple[str, Span] | None:
+    """A check's id and where it is written, when it is a string."""
+    entry = check.get("id")
+    if entry is None or not isinstance(entry.value.value, str):
+        return None
+    return entry.value.value, entry.value.span
+
+
+def check_lints(
+    index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch
+) -> list[Problem]:
+    """The lints of one check that need no other check."""
+    return list(_lint_check(index, check, text, kinds, dispatch)) if check.entries is not None else []
+
+
 def _lint_check(
-    index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch, ids: dict[str, Node]
+    index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch
 ) -> Iterator[Problem]:
     value: dict[str, Any] = check.value
     label = check_name(index, value)
-    id_entry = check.get("id")
-    if id_entry is not None and isinstance(id_entry.value.value, str):
-        check_id = id_entry.value.value
-        first = ids.get(check_id)
-        if first is not None:
-            yield Problem(
-                "duplicate-id",
-                f"the check id `{check_id}` is already used at line {first.span.start.line + 1}; "
-                "check ids must be unique in a rubric",
-                id_entry.value.span,
-            )
-        else:
-            ids[check_id] = id_entry.value
     kind_entry = check.get("kind")
     kind = value.get("kind")
     if kind_entry is None or not isinstance(kind, str) or kind not in kinds:
@@ -150,7 +173,7 @@ def _pattern_span(node: Node, text: str, position: int | None) -> Span:
     return Span.of(node.span.start.line, column, node.span.start.line, column + 1)
 
 
-def _lint_scoring(root: Node, ids: Mapping[str, Node]) -> Iterator[Problem]:
+def _lint_scoring(root: Node, ids: Mapping[str, Span]) -> Iterator[Problem]:
     scoring = root.at(("scoring",))
     if scoring is None or scoring.entries is None:
         return

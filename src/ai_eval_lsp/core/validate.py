@@ -41,6 +41,8 @@ class Violation:
     detail: tuple[Any, ...] = ()
 
 
+_CASE = "[case]"
+"""The validator key of a cases file's item (no kind is spelt so)."""
 _UNKNOWN_KEY_KEYWORDS = frozenset({"unevaluatedProperties", "additionalProperties"})
 _RS_KEYWORDS = {"oneOfNotValid": "oneOf", "oneOfMultipleValid": "oneOf", "falseSchema": "false"}
 
@@ -118,11 +120,20 @@ class SchemaValidator:
         engine: Engine = "fast",
         combined: CombinedSchema | None = None,
         subject: str = "rubric",
+        container: str | None = None,
     ) -> None:
         self.combined = combined
         self.subject = subject
         self.engine = engine
+        self.container = container
+        """The top-level list whose items are validated one by one (`checks`, `cases`)."""
         self._top_schema = schema
+        self._open_top = schema
+        if container is not None:
+            # The top level is validated with the items left open, and each item on its own, so
+            # an edit inside one item revalidates that item alone (`core/items.py`).
+            self._open_top = copy.deepcopy(schema)
+            self._open_top["properties"][container]["items"] = True
         self._validators: dict[str, Callable[[Any], list[Violation]]] = {}
         self._annotations: dict[tuple[str, tuple[str | int, ...]], dict[str, Any]] = {}
 
@@ -130,11 +141,11 @@ class SchemaValidator:
     def for_rubrics(cls, combined: CombinedSchema, engine: Engine = "fast") -> SchemaValidator:
         top = copy.deepcopy(combined.schema)
         top["properties"]["checks"]["items"] = True
-        return cls(top, engine, combined)
+        return cls(top, engine, combined, container="checks")
 
     @classmethod
     def for_cases(cls, engine: Engine = "fast") -> SchemaValidator:
-        return cls(core_schema("cases.schema.json"), engine, subject="cases file")
+        return cls(core_schema("cases.schema.json"), engine, subject="cases file", container="cases")
 
     @property
     def top_schema(self) -> dict[str, Any]:
@@ -151,6 +162,10 @@ class SchemaValidator:
     def check_violations(self, kind: str, check: Any) -> list[Violation]:
         return self._validator(kind)(check)
 
+    def case_violations(self, case: Any) -> list[Violation]:
+        """A cases file's case against the schema of `cases` items; paths from the case."""
+        return self._validator(_CASE)(case)
+
     def _validator(self, kind: str) -> Callable[[Any], list[Violation]]:
         found = self._validators.get(kind)
         if found is None:
@@ -158,23 +173,30 @@ class SchemaValidator:
         return found
 
     def _compile(self, kind: str) -> Callable[[Any], list[Violation]]:
+        """The validator of the top level (""), of a check's kind, or of a cases file's case
+        (`_CASE`)."""
         defs = self._top_schema.get("$defs", {})
+        whole: dict[str, Any] | None = None
+        if not kind:
+            whole = self._open_top
+        elif kind == _CASE and self.container is not None:
+            whole = {
+                "$schema": DRAFT_2020_12,
+                "$defs": defs,
+                **self._top_schema["properties"][self.container]["items"],
+            }
         if self.engine == "reference":
             import jsonschema
 
-            schema = (
-                self._top_schema
-                if not kind
-                else {"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/check_{kind}"}
-            )
+            schema = whole or {"$schema": DRAFT_2020_12, "$defs": defs, "$ref": f"#/$defs/check_{kind}"}
             reference = jsonschema.Draft202012Validator(schema)
             return lambda data: [_py_violation(e) for e in reference.iter_errors(data)]
-        if kind:
+        if whole is None:
             fast = compile_validator(defs, f"check_{kind}")
         else:
             import jsonschema_rs
 
-            fast = jsonschema_rs.validator_for(self._top_schema)
+            fast = jsonschema_rs.validator_for(whole)
         return lambda data: (
             [] if fast.is_valid(data) else [_rs_violation(e, data) for e in fast.iter_errors(data)]
         )
@@ -195,19 +217,32 @@ class SchemaValidator:
         return properties_at(start, path, self._top_schema)
 
     def validate(self, root: Node, text: str) -> list[Problem]:
-        """Every schema problem of a parsed rubric, at the range of the key or value at fault."""
-        problems = self._located(root, "", self.top_violations(root.value), text)
-        checks = root.at(("checks",))
-        if (
-            self.combined is None
-            or not isinstance(root.value, dict)
-            or checks is None
-            or checks.items is None
-        ):
-            return problems
-        for index, check in enumerate(checks.items):
-            problems.extend(self._validate_check(index, check, text))
+        """Every schema problem of a parsed document, at the range of the key or value at fault."""
+        problems = self.top_problems(root, text)
+        for index, item in enumerate(self.items_of(root)):
+            problems.extend(self.item_problems(index, item, text))
         return problems
+
+    def top_problems(self, root: Node, text: str) -> list[Problem]:
+        """The schema problems of the top level, its items left open."""
+        return self._located(root, "", self.top_violations(root.value), text)
+
+    def items_of(self, root: Node) -> list[Node]:
+        """The items validated one by one: a rubric's checks, a cases file's cases."""
+        container = root.at((self.container,)) if self.container is not None else None
+        if not isinstance(root.value, dict) or container is None or container.items is None:
+            return []
+        return container.items
+
+    def item_problems(self, index: int, item: Node, text: str) -> list[Problem]:
+        """The schema problems of one check or case."""
+        if self.combined is not None:
+            return self._validate_check(index, item, text)
+        assert self.container is not None
+        found = self.case_violations(item.value)
+        where = (self.container, index)
+        violations = [Violation(v.keyword, (*where, *v.path), v.detail) for v in found]
+        return self._located(item, "", violations, text, len(where))
 
     def _validate_check(self, index: int, check: Node, text: str) -> list[Problem]:
         assert self.combined is not None
@@ -258,11 +293,14 @@ class SchemaValidator:
             {"kind": kind, "suggestions": close},
         )
 
-    def _located(self, node: Node, kind: str, violations: list[Violation], text: str) -> list[Problem]:
-        """Turn violations of one validated value into problems; `kind` is "" at the top level."""
+    def _located(
+        self, node: Node, kind: str, violations: list[Violation], text: str, steps: int = 0
+    ) -> list[Problem]:
+        """Turn violations of one validated value into problems; `kind` is "" at the top level.
+        `steps`: how many steps of the violations' paths lead to `node` (a case's are 2)."""
         problems: list[Problem] = []
         for number, violation in enumerate(violations):
-            target = node.at(violation.path) or node
+            target = node.at(violation.path[steps:]) or node
             if violation.keyword in _UNKNOWN_KEY_KEYWORDS:
                 # A rule failed inside an object makes every field its schema declares there
                 # "unevaluated": that echo of the failure is dropped. (`additionalProperties`

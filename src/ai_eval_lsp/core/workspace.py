@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.text import split_lines
+from ai_eval_lsp.core.text import LineIndex, split_lines
 from ai_eval_lsp.core.yamltree import Node
 
 Role = Literal["rubric", "cases"]
@@ -217,12 +217,34 @@ def check_name(index: int, check: Any) -> str:
     return check_id if isinstance(check_id, str) and check_id else f"checks[{index}]"
 
 
-def _lines(text: str, spans: Iterable[Span | None]) -> dict[int, str]:
+def _lines(source: str | LineIndex, spans: Iterable[Span | None]) -> dict[int, str]:
     numbers = sorted({n for span in spans if span is not None for n in (span.start.line, span.end.line)})
     if not numbers:
         return {}
-    lines = split_lines(text)
+    if isinstance(source, LineIndex):
+        return {n: source.line(n) for n in numbers if n < source.line_count}
+    lines = split_lines(source)
     return {n: lines[n] for n in numbers if n < len(lines)}
+
+
+@dataclass(frozen=True, slots=True)
+class CheckFacts:
+    """What a rubric's summary takes from one check."""
+
+    id: str | None
+    composite: CompositeRef | None
+    source: tuple[str, str] | None
+
+
+def check_facts(index: int, check: Node) -> CheckFacts:
+    value = check.value if isinstance(check.value, dict) else {}
+    ref = check.get("rubric")
+    composite = source = None
+    if value.get("kind") == "composite" and ref is not None and isinstance(ref.value.value, str):
+        composite = CompositeRef(check_name(index, value), ref.value.value, ref.value.span)
+    if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
+        source = (check_name(index, value), value["source"])
+    return CheckFacts(value["id"] if isinstance(value.get("id"), str) else None, composite, source)
 
 
 def summarize(
@@ -230,28 +252,38 @@ def summarize(
 ) -> RubricSummary:
     """What other files need of a rubric; `problems` are its parser's, which say why a file whose
     `root` is None cannot be read."""
+    checks = root.at(("checks",)) if root is not None else None
+    facts = [check_facts(index, check) for index, check in enumerate(checks.items or [] if checks else [])]
+    return rubric_summary(path, root, facts, text, problems)
+
+
+def rubric_summary(
+    path: str,
+    root: Node | None,
+    facts: Iterable[CheckFacts],
+    text: str | LineIndex,
+    problems: Sequence[Problem] = (),
+) -> RubricSummary:
+    """A rubric's summary from its checks' facts (`summarize` reads them from the tree)."""
     unreadable = None
     if root is None and problems:
         first = problems[0]
-        declared = declared_id(text)
+        declared = declared_id(text.text if isinstance(text, LineIndex) else text)
         unreadable = Unreadable(
             first.code, first.message, first.span, *(declared if declared is not None else (None, None))
         )
     data = root.value if root is not None and isinstance(root.value, dict) else {}
     id_entry = root.get("id") if root is not None else None
-    checks = root.at(("checks",)) if root is not None else None
     check_ids: list[str] = []
     composites: list[CompositeRef] = []
     sources: list[tuple[str, str]] = []
-    for index, check in enumerate(checks.items or [] if checks else []):
-        value = check.value if isinstance(check.value, dict) else {}
-        if isinstance(value.get("id"), str):
-            check_ids.append(value["id"])
-        ref = check.get("rubric")
-        if value.get("kind") == "composite" and ref is not None and isinstance(ref.value.value, str):
-            composites.append(CompositeRef(check_name(index, value), ref.value.value, ref.value.span))
-        if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
-            sources.append((check_name(index, value), value["source"]))
+    for fact in facts:
+        if fact.id is not None:
+            check_ids.append(fact.id)
+        if fact.composite is not None:
+            composites.append(fact.composite)
+        if fact.source is not None:
+            sources.append(fact.source)
     id_span = id_entry.value.span if id_entry else None
     return RubricSummary(
         path=path,
@@ -275,29 +307,40 @@ def _unreadable_spans(unreadable: Unreadable | None) -> list[Span]:
     return [unreadable.span, Span.of(unreadable.declared_line, 0, unreadable.declared_line, 0)]
 
 
+def case_summary(number: int, case: Node) -> CaseSummary | None:
+    """One case as the workspace rules see it; None when it is not a mapping."""
+    if case.entries is None:
+        return None
+    id_entry = case.get("id")
+    case_id = id_entry.value.value if id_entry is not None else None
+    question = case.get("question")
+    return CaseSummary(
+        label=case_name(number, case.value),
+        id_span=id_entry.value.span if id_entry is not None and isinstance(case_id, str) else None,
+        head=case.head(),
+        question=question.value.value if question is not None else {},
+        question_span=question.value.span if question is not None else None,
+    )
+
+
 def summarize_cases(path: str, root: Node | None, text: str = "") -> CasesSummary:
+    cases_node = root.at(("cases",)) if root is not None else None
+    found = [
+        case_summary(number, case) for number, case in enumerate(cases_node.items or [] if cases_node else [])
+    ]
+    return cases_summary(path, root, found, text)
+
+
+def cases_summary(
+    path: str, root: Node | None, found: Iterable[CaseSummary | None], text: str | LineIndex
+) -> CasesSummary:
+    """A cases file's summary from its cases' (`summarize_cases` reads them from the tree)."""
     entry = root.get("rubric") if root is not None else None
     ref = entry.value.value if entry is not None and isinstance(entry.value.value, str) else None
-    cases_node = root.at(("cases",)) if root is not None else None
-    cases = []
-    for number, case in enumerate(cases_node.items or [] if cases_node else []):
-        if case.entries is None:
-            continue
-        id_entry = case.get("id")
-        case_id = id_entry.value.value if id_entry is not None else None
-        question = case.get("question")
-        cases.append(
-            CaseSummary(
-                label=case_name(number, case.value),
-                id_span=id_entry.value.span if id_entry is not None and isinstance(case_id, str) else None,
-                head=case.head(),
-                question=question.value.value if question is not None else {},
-                question_span=question.value.span if question is not None else None,
-            )
-        )
+    cases = tuple(case for case in found if case is not None)
     rubric_span = entry.value.span if entry is not None else None
     lines = _lines(text, [rubric_span, *(case.head for case in cases)])
-    return CasesSummary(path, ref, rubric_span if ref else None, tuple(cases), lines)
+    return CasesSummary(path, ref, rubric_span if ref else None, cases, lines)
 
 
 class RubricIndex:
