@@ -1,22 +1,59 @@
 """One document checked: parse, validate against its schema, lint. Problems that need the other
-files of the workspace are computed from summaries, on top, for whatever index is current."""
+files of the workspace are computed from summaries, on top, for whatever index is current.
+
+`update` gives the analysis of a document after an edit: an edit inside one check or case reads,
+validates and lints that item alone (`core/items.py`); any other falls back to `analyse`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
-from ai_eval_lsp.core.lints import Dispatch, lint_cases, lint_cases_workspace, lint_rubric, lint_workspace
+from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.items import (
+    Found,
+    Item,
+    Layout,
+    Lines,
+    breaks,
+    flatten,
+    item_head,
+    item_of,
+    layout_of,
+    moved_tree,
+)
+from ai_eval_lsp.core.lints import (
+    Dispatch,
+    check_id,
+    check_lints,
+    lint_cases,
+    lint_cases_workspace,
+    lint_workspace,
+    rubric_lints,
+)
 from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.validate import SchemaValidator
 from ai_eval_lsp.core.workspace import (
     CasesSummary,
     Role,
     RubricIndex,
     Summary,
-    summarize,
-    summarize_cases,
+    case_summary,
+    cases_summary,
+    check_facts,
+    rubric_summary,
 )
-from ai_eval_lsp.core.yamltree import Node, Parser, parse
+from ai_eval_lsp.core.yamltree import (
+    Entry,
+    Node,
+    Parser,
+    ParseResult,
+    libyaml_failure,
+    parse,
+    read_fast,
+    syntax_problem,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +66,30 @@ class Rules:
     parser: Parser = "fast"
     cases_validator: SchemaValidator = field(default_factory=SchemaValidator.for_cases)
 
+    def validator_for(self, role: Role) -> SchemaValidator:
+        return self.cases_validator if role == "cases" else self.validator
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Analysis:
     """A rubric or cases file's tree, its summary, and the problems found in it alone."""
 
     role: Role
     path: str
     text: str
-    root: Node | None
+    tree: Node | None
+    """The tree as read; `root` is the same tree with every node where this text has it."""
     summary: Summary
     problems: list[Problem]
+    layout: Layout | None = None
+    """Its items, for `update`; None when an edit must read the document whole."""
+
+    @property
+    def root(self) -> Node | None:
+        """The tree, its nodes at the positions of this analysis's text (see `Layout.place`)."""
+        if self.layout is not None and self.tree is not None:
+            self.layout.place()
+        return self.tree
 
     def problems_in(self, rubrics: RubricIndex | None) -> list[Problem]:
         """Its problems with those against the workspace's rubrics (None: own problems only)."""
@@ -56,42 +106,310 @@ def analyse(
     role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
 ) -> Analysis:
     """Check one document as the role it has."""
-    if role == "cases":
-        return analyse_cases(path, text, rules, decode_problems)
-    return analyse_rubric(path, text, rules, decode_problems)
+    parsed = parse(text, rules.parser)
+    problems = list(decode_problems or []) + parsed.problems
+    root = parsed.root
+    if root is None or root.value is None:
+        if not parsed.problems:
+            problems.append(_empty(role, root))
+        return Analysis(role, path, text, root, _summary(role, path, root, text, parsed.problems), problems)
+    validator = rules.validator_for(role)
+    top = validator.top_problems(root, text)
+    found = [_found(role, number, item, text, rules) for number, item in enumerate(validator.items_of(root))]
+    problems += top
+    summary = _assemble(role, path, root, found, text, problems, parsed.problems)
+    layout = layout_of(role, root, text, parsed, top, found) if not decode_problems else None
+    return Analysis(role, path, text, root, summary, problems, layout)
 
 
 def analyse_rubric(
     path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
 ) -> Analysis:
-    parsed = parse(text, rules.parser)
-    problems = list(decode_problems or []) + parsed.problems
-    root = parsed.root
-    if root is not None and root.value is not None:
-        problems.extend(rules.validator.validate(root, text))
-        problems.extend(lint_rubric(root, text, rules.validator.kinds, rules.dispatch))
-    elif not parsed.problems:
-        problems.append(_empty("rubric", "`id`, `version`, `checks` and `scoring`", root))
-    problems.sort(key=Problem.sort_key)
-    return Analysis("rubric", path, text, root, summarize(path, root, text, parsed.problems), problems)
+    return analyse("rubric", path, text, rules, decode_problems)
 
 
 def analyse_cases(
     path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
 ) -> Analysis:
     """A cases file's own problems; `problems_in` adds those against the workspace's rubrics."""
-    parsed = parse(text, rules.parser)
-    problems = list(decode_problems or []) + parsed.problems
-    summary = summarize_cases(path, parsed.root, text)
-    if parsed.root is not None and parsed.root.value is not None:
-        problems.extend(rules.cases_validator.validate(parsed.root, text))
-        problems.extend(lint_cases(summary))
-    elif not parsed.problems:
-        problems.append(_empty("cases file", "`rubric` and `cases`", parsed.root))
+    return analyse("cases", path, text, rules, decode_problems)
+
+
+def _found(role: Role, number: int, item: Node, text: str, rules: Rules) -> Found:
+    """What one check or case holds (its parser problems are added by the caller)."""
+    if role == "cases":
+        return Found(
+            [], rules.cases_validator.item_problems(number, item, text), [], None, case_summary(number, item)
+        )
+    return Found(
+        [],
+        rules.validator.item_problems(number, item, text),
+        check_lints(number, item, text, rules.validator.kinds, rules.dispatch),
+        check_id(item),
+        check_facts(number, item),
+    )
+
+
+def _assemble(
+    role: Role,
+    path: str,
+    root: Node,
+    found: Sequence[Found],
+    text: str | LineIndex,
+    problems: list[Problem],
+    parsed: Sequence[Problem],
+) -> Summary:
+    """The summary, and `problems` completed (its parser's and top-level ones given) and sorted,
+    from what each item holds: the same steps for a document read whole or item by item."""
+    problems += flatten(item.schema for item in found)
+    summary: Summary
+    if role == "cases":
+        summary = cases_summary(path, root, [item.facts for item in found], text)  # type: ignore[misc]
+        problems += lint_cases(summary)
+    else:
+        problems += rubric_lints(root, [item.check_id for item in found], [item.lints for item in found])
+        summary = rubric_summary(path, root, [item.facts for item in found], text, parsed)  # type: ignore[misc]
     problems.sort(key=Problem.sort_key)
-    return Analysis("cases", path, text, parsed.root, summary, problems)
+    return summary
 
 
-def _empty(subject: str, fields: str, root: Node | None) -> Problem:
+def _summary(
+    role: Role, path: str, root: Node | None, text: str | LineIndex, parsed: Sequence[Problem]
+) -> Summary:
+    """The summary of a document without items."""
+    if role == "cases":
+        return cases_summary(path, root, [], text)
+    return rubric_summary(path, root, [], text, parsed)
+
+
+def _empty(role: Role, root: Node | None) -> Problem:
+    subject, fields = (
+        ("cases file", "`rubric` and `cases`")
+        if role == "cases"
+        else ("rubric", "`id`, `version`, `checks` and `scoring`")
+    )
     span = root.span if root is not None else Span.of(0, 0, 0, 0)
     return Problem("schema", f"the {subject} is empty: write a mapping with {fields}", span)
+
+
+# --- an edit inside one item -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """`removed` characters at offset `start` replaced by `inserted`."""
+
+    start: int
+    removed: int
+    inserted: str
+
+
+def merged(edits: Sequence[Edit], text: str) -> Edit:
+    """Edits applied one after the other as one edit of the text before them; `text` is the text
+    after them all."""
+    start, old_end, new_end = (
+        edits[0].start,
+        edits[0].start + edits[0].removed,
+        edits[0].start + len(edits[0].inserted),
+    )
+    for edit in edits[1:]:
+        covered = max(new_end, edit.start + edit.removed)
+        old_end += covered - new_end
+        start = min(start, edit.start)
+        new_end = covered + len(edit.inserted) - edit.removed
+    return Edit(start, old_end - start, text[start:new_end])
+
+
+def update(previous: Analysis, edits: Sequence[Edit], rules: Rules, lines: LineIndex) -> Analysis:
+    """The analysis of `lines.text`, which is `previous.text` with `edits` applied in order: the
+    same as `analyse` gives, at the cost of the one item the edits stay inside, if they do.
+
+    Takes `previous`'s items over: its tree is read again only through `root`."""
+    text = lines.text
+    if edits and previous.layout is not None:
+        found = _item_update(previous, merged(edits, text), rules, lines)
+        if found is not None:
+            return found
+    return analyse(previous.role, previous.path, text, rules)
+
+
+def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex) -> Analysis | None:
+    """The analysis after an edit inside one item, or None when it must be read whole."""
+    layout = previous.layout
+    assert layout is not None
+    number = layout.find(edit.start, edit.start + edit.removed)
+    if number is None or layout.broken not in (None, number):
+        return None
+    text = lines.text
+    start, delta = layout.starts[number], len(edit.inserted) - edit.removed
+    item_text = text[start : layout.item_end(number) + delta]
+    last = number == len(layout.items) - 1
+    if (
+        (not item_text.endswith(("\n", "\r")) and not (last and layout.end == len(previous.text)))
+        or (item_text.startswith("\n") and text[start - 1 : start] == "\r")
+        or item_head(item_text) != layout.frame.column
+    ):
+        return None
+    moved = breaks(item_text) - breaks(previous.text[start : layout.item_end(number)])
+    after = number + 1
+    layout = replace(
+        layout,
+        starts=layout.starts[:after] + [offset + delta for offset in layout.starts[after:]],
+        lines=layout.lines[:after] + [line + moved for line in layout.lines[after:]],
+        end=layout.end + delta,
+        end_line=layout.end_line + moved,
+        small=len(text) <= yamltree.REFERENCE_LIMIT,
+    )
+    item = _read_item(layout, number, item_text, text, rules)
+    if isinstance(item, Exception):
+        return _broken(previous, layout, number, item, lines)
+    if item is None:
+        return None
+    items = list(layout.items)
+    items[number] = item
+    for other in layout.numbered:  # their messages name lines: read again where they are now
+        if other != number and layout.lines[other] != items[other].line:
+            again = _read_item(
+                layout, other, text[layout.starts[other] : layout.item_end(other)], text, rules
+            )
+            if not isinstance(again, Item):
+                return None
+            items[other] = again
+    layout = replace(
+        layout,
+        items=items,
+        broken=None,
+        numbered=tuple(n for n, each in enumerate(items) if each.numbered)
+        if item.numbered or number in layout.numbered
+        else layout.numbered,
+    )
+    return _assembled(previous, layout, lines)
+
+
+def _read_item(
+    layout: Layout, number: int, item_text: str, text: str, rules: Rules
+) -> Item | Exception | None:
+    """Item `number` read from its text alone: the item, libyaml's error when it rejects the
+    text, or None when the text is not one item in its place."""
+    container = layout.container
+    last = number == len(layout.items) - 1
+    line = layout.lines[number]
+    before = layout.frame.before(container, number, line)
+    reading = read_fast(before + item_text + layout.frame.after(last), defer_odd_keys=layout.small)
+    if not isinstance(reading, ParseResult):
+        return reading
+    node = item_of(reading, container, number, last)
+    end_line = line + breaks(item_text)
+    if node is None or any(not line <= p.span.start.line < end_line for p in reading.problems):
+        return None
+    start = layout.starts[number]
+    item = Item(node, line, start, Found([], [], [], None, None), (line, len(before)))
+    item.place(line, start)  # the offsets of the stand-in text become the document's
+    item.found = replace(_found(layout.role, number, node, text, rules), parsed=reading.problems)
+    return item
+
+
+def _broken(
+    previous: Analysis, layout: Layout, number: int, error: Exception, lines: LineIndex
+) -> Analysis | None:
+    """The analysis of a document libyaml rejects inside item `number`. The full analysis reports
+    libyaml's error only past `REFERENCE_LIMIT` (below, the reference parser reads it again):
+    here too, and below it the document is read whole."""
+    text = lines.text
+    if layout.small:
+        return None
+    before = layout.frame.before(layout.container, number, layout.lines[number])
+    failure = libyaml_failure(before + text[layout.starts[number] :])
+    if failure is None:
+        return None
+    problem = syntax_problem(Lines(lines), failure)
+    summary = _summary(layout.role, previous.path, None, lines, [problem])
+    return Analysis(
+        layout.role, previous.path, text, None, summary, [problem], replace(layout, broken=number)
+    )
+
+
+def _assembled(previous: Analysis, layout: Layout, lines: LineIndex) -> Analysis:
+    """The analysis of the layout's items put together with the top level around them."""
+    root = _root(layout)
+    end_line, _ = layout.root_end
+    shift = layout.end_line - end_line
+    top_parsed = _moved_after(layout.top_parsed, end_line, shift)
+    top_schema = _moved_after(layout.top_schema, end_line, shift)
+    layout = replace(
+        layout,
+        root=root,
+        root_end=(layout.end_line, layout.end),
+        top_parsed=top_parsed,
+        top_schema=top_schema,
+    )
+    found = list(layout.found())
+    problems = top_parsed + flatten(item.parsed for item in found) + top_schema
+    summary = _assemble(layout.role, previous.path, root, found, lines, problems, ())
+    return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
+
+
+def _moved_after(problems: list[Problem], line: int, lines: int) -> list[Problem]:
+    """Problems with their positions from `line` on moved by `lines`."""
+    if not lines:
+        return problems
+    return [
+        replace(
+            problem,
+            span=Span.of(
+                problem.span.start.line + (lines if problem.span.start.line >= line else 0),
+                problem.span.start.column,
+                problem.span.end.line + (lines if problem.span.end.line >= line else 0),
+                problem.span.end.column,
+            ),
+        )
+        for problem in problems
+    ]
+
+
+def _root(layout: Layout) -> Node:
+    """The layout's tree: its root and list new, the items in it shared, what follows the list
+    moved with the text after it."""
+    old = layout.root
+    container = layout.container
+    end_line, end = layout.root_end
+    lines, offset = layout.end_line - end_line, layout.end - end
+    assert old.entries is not None
+    entries: dict[str, Entry] = {}
+    value: dict[str, object] = {}
+    after = False
+    for name, entry in old.entries.items():
+        if name == container:
+            sequence = _moved_ends(entry.value, lines, offset)
+            sequence.items = [item.node for item in layout.items]
+            sequence.value = [item.node.value for item in layout.items]
+            entries[name], value[name] = Entry(entry.key, sequence), sequence.value
+            after = True
+        elif after and (lines or offset):
+            entries[name] = Entry(
+                moved_tree(entry.key, lines, offset), moved_tree(entry.value, lines, offset)
+            )
+            value[name] = old.value[name]
+        else:
+            entries[name], value[name] = entry, old.value[name]
+    root = _moved_ends(old, lines, offset)
+    root.entries, root.value = entries, value
+    return root
+
+
+def _moved_ends(node: Node, lines: int, offset: int) -> Node:
+    """A copy of a node (not its children) whose end is moved."""
+    copied = Node.__new__(Node)
+    copied.value, copied.style, copied.entries, copied.items = (
+        node.value,
+        node.style,
+        node.entries,
+        node.items,
+    )
+    copied.line, copied.column, copied.start_index = node.line, node.column, node.start_index
+    copied.end_line, copied.end_column, copied.end_index = (
+        node.end_line + lines,
+        node.end_column,
+        node.end_index + offset,
+    )
+    return copied

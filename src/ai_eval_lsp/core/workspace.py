@@ -134,6 +134,10 @@ _ID_LINE = re.compile(
 )
 
 
+_ID_LINE_START = re.compile(r"(?<![^\r\n])id:[^\r\n]*")
+"""A line that starts with `id:`, without its break."""
+
+
 def declared_id(text: str) -> tuple[str, int] | None:
     """The id a rubric's text declares without reading it as YAML, and its 0-based line: for a
     file whose YAML cannot be read, so that a reference to it can say where it is.
@@ -141,14 +145,16 @@ def declared_id(text: str) -> tuple[str, int] | None:
     Exact by construction: exactly one line of the file starts (at column 0, where a top-level key
     of a block mapping starts) with `id:`, a space or tab, a snake_case id (plain, or in single or
     double quotes) and at most a comment. No such line, or several, and nothing is declared."""
-    if "id:" not in text:
-        return None
-    found = [
-        (next(group for group in match.groups() if group), number)
-        for number, line in enumerate(split_lines(text))
-        if line.startswith("id:") and (match := _ID_LINE.fullmatch(line))
-    ]
-    return found[0] if len(found) == 1 else None
+    found: list[tuple[str, int]] = []
+    for line in _ID_LINE_START.finditer(text):  # in C: a 4 MB text is not split into lines
+        match = _ID_LINE.fullmatch(line.group())
+        if match is not None:
+            if found:
+                return None
+            start = line.start()
+            breaks = text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+            found.append((next(group for group in match.groups() if group), breaks))
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -145,6 +145,8 @@ class ParseResult:
     parser: Parser
     """The parser that read it: "reference" on the fast path too when libyaml rejected the
     document, or read a key the reference parser must decide."""
+    anchored: bool = False
+    """Whether it has anchors or aliases (so one part of it may stand for another)."""
 
 
 def decode(data: bytes) -> tuple[str, list[Problem]]:
@@ -192,9 +194,9 @@ def _masked(text: str) -> tuple[str, dict[int, str]]:
 def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | None) -> ParseResult:
     consult_reference = parser == "fast" and fallback and len(text) <= REFERENCE_LIMIT
     if parser == "fast" and len(text) > REFERENCE_LIMIT:
-        failure = _libyaml_failure(text)
+        failure = libyaml_failure(text)
         if failure is not None:
-            return ParseResult(None, [_syntax_problem(text, failure)], parser)
+            return ParseResult(None, [syntax_problem(text, failure)], parser)
     composer = _Composer(text, defer_odd_keys=consult_reference, unmask=unmask)
     collecting = gc.isenabled()
     gc.disable()  # the composer makes no cycles, and the collector made parsing superlinear
@@ -214,14 +216,30 @@ def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | N
                 # (past our own limit) bounds its cost.
                 return _parse(text[: mark.index], "reference", fallback, unmask)
             return _parse(text, "reference", fallback, unmask)
-        return ParseResult(None, [_syntax_problem(text, err)], parser)
+        return ParseResult(None, [syntax_problem(text, err)], parser)
     finally:
         if collecting:
             gc.enable()
-    return ParseResult(composer.root, composer.problems, parser)
+    return ParseResult(composer.root, composer.problems, parser, composer.anchored)
 
 
-def _libyaml_failure(text: str) -> Exception | None:
+def read_fast(text: str, defer_odd_keys: bool) -> ParseResult | Exception | None:
+    """`text` composed from libyaml's events alone, as `parse` composes a document it reads on the
+    fast path: the error libyaml raised when it rejects it, None when the fast path alone cannot
+    decide (a key the reference parser decides, too deep a nesting, U+2028 and the like)."""
+    if any(char in text for char in _NOT_BREAKS):
+        return None
+    composer = _Composer(text, defer_odd_keys=defer_odd_keys)
+    try:
+        composer.run(_events(text, "fast"))
+    except (_TooDeep, _ReferenceDecides):
+        return None
+    except Exception as err:  # every parser error is reported as the one syntax problem
+        return None if "maximum nesting depth" in str(err) else err
+    return ParseResult(composer.root, composer.problems, "fast", composer.anchored)
+
+
+def libyaml_failure(text: str) -> Exception | None:
     """libyaml's report of a document it rejects, found in C alone: a broken 10 MB document is
     reported in a fifth of a second instead of after composing everything up to its error. Too
     deep a document is left to the composer, whose own limit (and message) comes first."""
@@ -247,10 +265,11 @@ def _events(text: str, parser: Parser) -> Iterator[Any]:
     return YAML(typ="safe", pure=True).parse(text)  # type: ignore[no-any-return]
 
 
-def _syntax_problem(text: str, err: Exception) -> Problem:
+def syntax_problem(text: str | Sequence[str], err: Exception) -> Problem:
+    """The problem a parser error is reported as; `text` may be given as its lines."""
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-    lines = split_lines(text)
+    lines = split_lines(text) if isinstance(text, str) else text
     # Both parsers stop at the end of the stream in their own way: report the last line written.
     if line >= len(lines) or column >= len(lines[line].rstrip()):
         line = min(line, len(lines) - 1)
@@ -276,7 +295,7 @@ _PLAIN_PAIR = re.compile(r"^\s*(?:-\s+)?(?P<key>[^\s:#'\"][^:#]*?):\s+(?P<value>
 
 
 def _advice(
-    problem: str, context: str | None, opened: Any, lines: list[str], stopped: int
+    problem: str, context: str | None, opened: Any, lines: Sequence[str], stopped: int
 ) -> tuple[str, Any] | None:
     """What the parser's words mean for the common mistakes, and how to fix them, with the mark
     the range should start at instead (None: where it stopped, on line `stopped`); None for the
@@ -353,6 +372,7 @@ class _Composer:
         self.open_anchors: set[str] = set()
         self.alias_expansion = 0
         self.documents = 0
+        self.anchored = False
 
     def report(self, message: str, span: Span, code: str = "yaml-syntax") -> None:
         self.problems.append(Problem(code, message, span))
@@ -480,6 +500,7 @@ class _Composer:
         self.attach(node, frame.weight, frame.anchor)
 
     def alias(self, event: Any) -> None:
+        self.anchored = True
         frame = self.stack[-1] if self.stack else None
         if self.defer_odd_keys and frame is not None and frame.node.entries is not None and frame.key is None:
             raise _ReferenceDecides
@@ -517,6 +538,7 @@ class _Composer:
     def attach(self, node: Node, weight: int, anchor: str | None) -> None:
         if anchor is not None:
             self.anchors[anchor] = (node, weight)
+            self.anchored = True
         if not self.stack:
             self.root = node
             return

@@ -1,0 +1,388 @@
+"""A rubric's checks and a cases file's cases as items, so that an edit inside one item costs that
+item, not the document (issue 20).
+
+A full analysis keeps, beside its result, a `Layout`: each item of the top-level `checks` or
+`cases` block list with the text it spans (from the start of its `- ` line to the next item's)
+and what was found in it: its parser problems, schema problems, own lints and summary facts.
+`read_item` reads one item again from its new text alone: libyaml is given a short stand-in for
+the document before the item that leaves its parser in the same state at the item's first line
+(blank lines up to it, the top-level mapping's first key and the list's first `-` where they
+are), then the item, then the next item's `-` (or the next top-level key). Lines and columns so
+come out as in the whole document; offsets differ by a constant. The caller then puts the
+document's result together again from the items' results: the same problems, in the same order,
+as a full analysis of the new text gives (`tests/test_incremental.py` compares them).
+
+An item's nodes are shared by the analyses that follow, and are moved (in place) to where the
+analysis that reads its tree has them: `Layout.place`. Only one thread reads a document's
+trees at a time (the server's event loop); the worker threads read the items' results only.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, overload
+
+from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
+from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
+
+CONTAINERS: dict[Role, str] = {"rubric": "checks", "cases": "cases"}
+
+_ITEM_HEAD = re.compile(r"( *)- +[^\s#]")
+"""An item's first line: its indentation, `- `, and its value on the same line."""
+_BLANK_OR_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*[ \t]*")
+
+
+def item_head(text: str, start: int = 0) -> int | None:
+    """The column of the `-` of an item whose text starts at `start`, if it starts as one does."""
+    head = _ITEM_HEAD.match(text, start)
+    return len(head.group(1)) if head is not None else None
+
+
+def breaks(text: str) -> int:
+    """How many line breaks a text holds (`\\r\\n` is one)."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def moved_span(span: Span, lines: int) -> Span:
+    return Span.of(span.start.line + lines, span.start.column, span.end.line + lines, span.end.column)
+
+
+def _moved_problems(problems: list[Problem], lines: int) -> list[Problem]:
+    return [replace(problem, span=moved_span(problem.span, lines)) for problem in problems]
+
+
+Facts = CheckFacts | CaseSummary | None
+"""What the summary takes from an item: a check's facts, or a case's summary."""
+
+
+def _moved_facts(facts: Facts, lines: int) -> Facts:
+    if isinstance(facts, CheckFacts):
+        if facts.composite is None:
+            return facts
+        return replace(
+            facts, composite=replace(facts.composite, span=moved_span(facts.composite.span, lines))
+        )
+    if isinstance(facts, CaseSummary):
+        return replace(
+            facts,
+            id_span=moved_span(facts.id_span, lines) if facts.id_span is not None else None,
+            head=moved_span(facts.head, lines),
+            question_span=moved_span(facts.question_span, lines) if facts.question_span is not None else None,
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What was found in one item, at the positions it was read at."""
+
+    parsed: list[Problem]
+    schema: list[Problem]
+    lints: list[Problem]
+    """A check's own lints (a case has none of its own)."""
+    check_id: tuple[str, Span] | None
+    facts: Facts
+
+    def moved(self, lines: int) -> Found:
+        if lines == 0:
+            return self
+        return Found(
+            _moved_problems(self.parsed, lines),
+            _moved_problems(self.schema, lines),
+            _moved_problems(self.lints, lines),
+            (self.check_id[0], moved_span(self.check_id[1], lines)) if self.check_id is not None else None,
+            _moved_facts(self.facts, lines),
+        )
+
+
+@dataclass(eq=False, slots=True)
+class Item:
+    """One check or case as it was read: its node and what was found in it, for its text starting
+    at `line` and offset `index`."""
+
+    node: Node
+    line: int
+    index: int
+    found: Found
+    placed: tuple[int, int]
+    """Where its nodes are now (the line and offset of the item's start), see `Layout.place`."""
+    _nodes: list[Node] | None = None
+    _moved: tuple[int, Found] | None = None
+
+    @property
+    def numbered(self) -> bool:
+        """Whether a message names a line (a repeated key does): read again when it moves."""
+        return bool(self.found.parsed)
+
+    def found_at(self, line: int) -> Found:
+        """What was found in it, for its text starting at `line`."""
+        if line == self.line:
+            return self.found
+        if self._moved is None or self._moved[0] != line:
+            self._moved = (line, self.found.moved(line - self.line))
+        return self._moved[1]
+
+    def place(self, line: int, index: int) -> None:
+        lines, offset = line - self.placed[0], index - self.placed[1]
+        if not lines and not offset:
+            return
+        if self._nodes is None:
+            self._nodes = list(_nodes_of(self.node))
+        for node in self._nodes:
+            node.line += lines
+            node.end_line += lines
+            node.start_index += offset
+            node.end_index += offset
+        self.placed = (line, index)
+
+
+def _nodes_of(root: Node) -> Iterator[Node]:
+    """Every node of a tree once (an alias's node shares its target's children: none here)."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        yield node
+        if node.entries is not None:
+            for entry in node.entries.values():
+                yield entry.key
+                pending.append(entry.value)
+        elif node.items is not None:
+            pending.extend(node.items)
+
+
+def _copy(node: Node, lines: int, offset: int) -> Node:
+    """A copy of a tree, moved by `lines` and `offset` (the value, plain data, is shared)."""
+    copied = Node.__new__(Node)
+    copied.value, copied.style = node.value, node.style
+    copied.line, copied.column, copied.start_index = node.line + lines, node.column, node.start_index + offset
+    copied.end_line, copied.end_column = node.end_line + lines, node.end_column
+    copied.end_index = node.end_index + offset
+    copied.entries = (
+        {
+            name: Entry(_copy(entry.key, lines, offset), _copy(entry.value, lines, offset))
+            for name, entry in node.entries.items()
+        }
+        if node.entries is not None
+        else None
+    )
+    copied.items = [_copy(item, lines, offset) for item in node.items] if node.items is not None else None
+    return copied
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Where the document around the items puts what the parser remembers at an item's start."""
+
+    root_line: int
+    root_column: int
+    key_line: int
+    first_line: int
+    column: int
+    """The column of every item's `-`."""
+    follows: tuple[int, int] | None
+    """Where the token after the list is (the next top-level key), None at the text's end."""
+
+    def before(self, container: str, number: int, line: int) -> str:
+        """A stand-in for the text before item `number` (starting on `line`)."""
+        parts = ["\n" * self.root_line, " " * self.root_column]
+        if self.key_line > self.root_line:
+            parts += ["a: 0", "\n" * (self.key_line - self.root_line), " " * self.root_column]
+        parts += [f"{container}:", "\n" * (self.first_line - self.key_line)]
+        if number > 0:
+            parts += [" " * self.column, "- 0", "\n" * (line - self.first_line)]
+        return "".join(parts)
+
+    def after(self, last: bool) -> str:
+        """A stand-in for what follows an item: the next item's `-`, or the next top-level key."""
+        if not last:
+            return " " * self.column + "- 0\n"
+        return "" if self.follows is None else " " * self.follows[1] + "z: 0\n"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """A document's items and the parts of its result outside them, for one analysis."""
+
+    role: Role
+    frame: Frame
+    items: list[Item]
+    starts: list[int]
+    """Where each item's text starts in this analysis's text."""
+    lines: list[int]
+    """The line each item's text starts on."""
+    end: int
+    """Where the last item's text ends (the list's end: the next top-level line, or the text's)."""
+    end_line: int
+    root: Node
+    """The last tree read whole (while an item is `broken`, from before it broke)."""
+    root_end: tuple[int, int]
+    """The line and offset where the items ended in `root`, and its top-level problems' text."""
+    top_parsed: list[Problem]
+    """The parser's problems outside the items."""
+    top_schema: list[Problem]
+    small: bool
+    """Whether the text is at most `REFERENCE_LIMIT` long (the reference parser decides odd keys)."""
+    broken: int | None = None
+    """The item libyaml rejects, when the analysis reports its syntax error (`root` is older)."""
+    numbered: tuple[int, ...] = field(default=())
+    """The items a message of which names a line."""
+
+    @property
+    def container(self) -> str:
+        return CONTAINERS[self.role]
+
+    def item_end(self, number: int) -> int:
+        return self.starts[number + 1] if number + 1 < len(self.starts) else self.end
+
+    def find(self, start: int, end: int) -> int | None:
+        """The item whose text holds `[start, end)` (an insertion: `start == end`), if one does."""
+        number = bisect_right(self.starts, start) - 1
+        if number < 0 or end > self.item_end(number) or start >= self.item_end(number):
+            return None
+        return number
+
+    def place(self) -> None:
+        """Move the items' shared nodes to where this analysis has them."""
+        for item, line, index in zip(self.items, self.lines, self.starts, strict=True):
+            item.place(line, index)
+
+    def found(self) -> Iterator[Found]:
+        """What was found in each item, where this analysis has it."""
+        for item, line in zip(self.items, self.lines, strict=True):
+            yield item.found_at(line)
+
+
+def layout_of(
+    role: Role,
+    root: Node,
+    text: str,
+    parsed: ParseResult,
+    top_schema: list[Problem],
+    found: Sequence[Found],
+) -> Layout | None:
+    """The layout of a document read whole, or None when its items cannot be read one by one: a
+    list that is not a block list of items whose value starts on their `- ` line, anchors, text
+    before the top-level mapping, the reference parser's reading."""
+    container = CONTAINERS[role]
+    entry = root.get(container)
+    if (
+        parsed.parser != "fast"
+        or parsed.anchored
+        or entry is None
+        or not entry.value.items
+        or root.entries is None
+        or not _BLANK_OR_COMMENTS.fullmatch(text, 0, root.start_index)
+        or any(char in text for char in "\x85\u2028\u2029")
+    ):
+        return None
+    sequence = entry.value
+    starts: list[int] = []
+    lines: list[int] = []
+    column = -1
+    for node in sequence.items or []:
+        start = max(text.rfind("\n", 0, node.start_index), text.rfind("\r", 0, node.start_index)) + 1
+        head = _ITEM_HEAD.match(text, start)
+        if head is None or head.end() - 1 != node.start_index or column not in (-1, len(head.group(1))):
+            return None
+        column = len(head.group(1))
+        starts.append(start)
+        lines.append(node.line)
+    at_end = sequence.end_index >= len(text)
+    end = (
+        len(text)
+        if at_end
+        else max(text.rfind("\n", 0, sequence.end_index), text.rfind("\r", 0, sequence.end_index)) + 1
+    )
+    if not at_end and end == 0:
+        return None
+    end_line = sequence.end_line if not at_end else root.end_line
+    frame = Frame(
+        root.line,
+        root.column,
+        entry.key.line,
+        lines[0],
+        column,
+        None if at_end else (sequence.end_line, sequence.end_column),
+    )
+    if frame.follows is not None and frame.follows[0] != end_line:
+        return None
+    # The parser's problems go to the item whose lines hold their start.
+    inside: list[list[Problem]] = [[] for _ in lines]
+    top_parsed: list[Problem] = []
+    for problem in parsed.problems:
+        number = bisect_right(lines, problem.span.start.line) - 1
+        if number >= 0 and problem.span.start.line < end_line:
+            inside[number].append(problem)
+        else:
+            top_parsed.append(problem)
+    items = [
+        Item(node, line, start, replace(item_found, parsed=item_parsed), (line, start))
+        for node, line, start, item_found, item_parsed in zip(
+            sequence.items or [], lines, starts, found, inside, strict=True
+        )
+    ]
+    return Layout(
+        role,
+        frame,
+        items,
+        starts,
+        lines,
+        end,
+        end_line,
+        root,
+        (end_line, end),
+        top_parsed,
+        top_schema,
+        len(text) <= yamltree.REFERENCE_LIMIT,
+        numbered=tuple(n for n, item in enumerate(items) if item.numbered),
+    )
+
+
+def item_of(parsed: ParseResult, container: str, number: int, last: bool) -> Node | None:
+    """The item read from its stand-in document, or None when the stand-in did not read as one
+    item in its place (the edit changed the document's structure)."""
+    root = parsed.root
+    if root is None or root.entries is None or parsed.anchored:
+        return None
+    expected = ["a", container, "z"] if "a" in root.entries else [container, "z"]
+    if list(root.entries) != (expected if "z" in root.entries else expected[:-1]):
+        return None
+    sequence = root.entries[container].value
+    count = (number > 0) + 1 + (not last)
+    if sequence.items is None or len(sequence.items) != count:
+        return None
+    return sequence.items[1 if number > 0 else 0]
+
+
+def moved_tree(node: Node, lines: int, offset: int) -> Node:
+    """A copy of a top-level value after the items, moved with the text after them."""
+    return _copy(node, lines, offset)
+
+
+class Lines(Sequence[str]):
+    """A `LineIndex` as the list of its lines, for `syntax_problem`."""
+
+    def __init__(self, index: LineIndex) -> None:
+        self.source = index
+
+    def __len__(self) -> int:
+        return self.source.line_count
+
+    @overload
+    def __getitem__(self, number: int) -> str: ...
+    @overload
+    def __getitem__(self, number: slice) -> Sequence[str]: ...
+    def __getitem__(self, number: int | slice) -> str | Sequence[str]:
+        if isinstance(number, slice):
+            return [self.source.line(n) for n in range(*number.indices(len(self)))]
+        return self.source.line(number)
+
+
+def flatten(lists: Iterable[list[Any]]) -> list[Any]:
+    return [value for values in lists for value in values]
