@@ -286,7 +286,7 @@ def layout_of(
     lines: list[int] = []
     column = -1
     for node in sequence.items or []:
-        start = max(text.rfind("\n", 0, node.start_index), text.rfind("\r", 0, node.start_index)) + 1
+        start = node.start_index - node.column
         head = _ITEM_HEAD.match(text, start)
         if head is None or head.end() - 1 != node.start_index or column not in (-1, len(head.group(1))):
             return None
@@ -294,13 +294,7 @@ def layout_of(
         starts.append(start)
         lines.append(node.line)
     at_end = sequence.end_index >= len(text)
-    end = (
-        len(text)
-        if at_end
-        else max(text.rfind("\n", 0, sequence.end_index), text.rfind("\r", 0, sequence.end_index)) + 1
-    )
-    if not at_end and end == 0:
-        return None
+    end = len(text) if at_end else sequence.end_index - sequence.end_column
     end_line = sequence.end_line if not at_end else root.end_line
     frame = Frame(
         root.line,

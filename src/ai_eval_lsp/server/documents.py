@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.analysis import Edit
 from ai_eval_lsp.server.server import DEBOUNCE_SECONDS, AiEvalServer
 from ai_eval_lsp.server.session import path_of
 
@@ -28,15 +29,17 @@ def register(server: AiEvalServer) -> None:
         if document is None:
             return
         lines, encoding = document.lines, ls.encoding
+        edits: list[Edit] = []
         for change in params.content_changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
                 start = lines.offset(change.range.start.line, change.range.start.character, encoding)
-                end = lines.offset(change.range.end.line, change.range.end.character, encoding)
-                lines = lines.replace(start, max(start, end), change.text)
+                end = max(start, lines.offset(change.range.end.line, change.range.end.character, encoding))
             else:
-                lines = lines.replace(0, len(lines.text), change.text)
+                start, end = 0, len(lines.text)
+            lines = lines.replace(start, end, change.text)
+            edits.append(Edit(start, end - start, change.text))
         was = document.role
-        ls.session.change(document, lines, params.text_document.version)
+        ls.session.change(document, lines, params.text_document.version, edits)
         if ls.session.classify(document):
             ls.folders.announce(document, force=was is not None)
         ls.scheduler.edited(document.uri, DEBOUNCE_SECONDS)

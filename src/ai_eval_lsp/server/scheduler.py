@@ -10,14 +10,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from ai_eval_lsp.core.analysis import Analysis, analyse
+from ai_eval_lsp.core.analysis import Analysis, analyse, update
 from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
 
 
 def analyse_snapshot(snapshot: Snapshot) -> Analysis:
-    """The worker threads' whole job: a pure function of the snapshot."""
+    """The worker threads' whole job: a pure function of the snapshot. The last analysis is
+    updated by the edits since (an edit inside one check or case costs that item alone)."""
+    if snapshot.previous is not None and snapshot.previous.role == snapshot.role:
+        return update(snapshot.previous, snapshot.edits, snapshot.rules, snapshot.lines)
     return analyse(snapshot.role, snapshot.relative, snapshot.text, snapshot.rules)
 
 

@@ -10,12 +10,13 @@ indexes and says which documents' diagnostics may have changed.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from ai_eval_lsp.core.analysis import Analysis, Rules
+from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
@@ -114,6 +115,8 @@ class OpenDocument:
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
     result_id: int = 0
+    edits: list[tuple[int, Edit]] = field(default_factory=list)
+    """The edits since its analysis, each with the version it made, for `update`."""
 
     @property
     def text(self) -> str:
@@ -139,6 +142,10 @@ class Snapshot:
     relative: str
     rules: Rules
     generation: int
+    lines: LineIndex
+    previous: Analysis | None = None
+    """The document's last analysis, of the text before `edits`."""
+    edits: tuple[Edit, ...] = ()
 
 
 class Session:
@@ -184,8 +191,9 @@ class Session:
         self.classify(document)
         return document
 
-    def change(self, document: OpenDocument, lines: LineIndex, version: int) -> None:
+    def change(self, document: OpenDocument, lines: LineIndex, version: int, edits: Sequence[Edit]) -> None:
         document.lines, document.version = lines, version
+        document.edits += [(version, edit) for edit in edits]
 
     def classify(self, document: OpenDocument) -> bool:
         """Decide the document's role anew (its modeline may have been typed); True if it changed.
@@ -197,7 +205,7 @@ class Session:
         if document.role is not None:
             self._restore_disk(document)
         document.role, document.analysis, document.analysis_version = role, None, -1
-        document.published = None
+        document.published, document.edits = None, []
         return True
 
     def close(self, uri: str) -> OpenDocument | None:
@@ -215,6 +223,13 @@ class Session:
         project = document.folder.project
         if document.role is None or project is None:
             return None
+        analysis = document.analysis
+        # The last analysis, if it was made against the same project, is updated by the edits since.
+        previous = (
+            analysis
+            if analysis is not None and document.analysis_generation == document.folder.generation
+            else None
+        )
         return Snapshot(
             document.version,
             document.text,
@@ -222,6 +237,9 @@ class Session:
             document.relative,
             project.rules,
             document.folder.generation,
+            document.lines,
+            previous,
+            tuple(edit for version, edit in document.edits if version > document.analysis_version),
         )
 
     # --- the one path that commits --------------------------------------------------------------
@@ -240,6 +258,7 @@ class Session:
             return False
         document.analysis, document.analysis_version = analysis, snapshot.version
         document.analysis_generation = snapshot.generation
+        document.edits = [(version, edit) for version, edit in document.edits if version > snapshot.version]
         return self.put_summary(document.folder, analysis.summary)
 
     def put_summary(self, folder: Folder, summary: Summary) -> bool:
