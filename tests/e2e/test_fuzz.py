@@ -38,6 +38,17 @@ scoring:
   weights: {polite: 2}
 """
 
+ITEMS = (
+    'id: items\nversion: "1.0"\nchecks:\n'
+    + "".join(
+        f"  - id: c{n}\n    kind: {kind}\n    values: [sorry, é]\n    pattern: 'x+'\n    description: Tone {n}\n"
+        for n, kind in enumerate(["must_contain_any", "regex", "llm_judge", "composite"] * 3)
+    )
+    + "scoring:\n  combine: all_pass\n"
+)
+"""A rubric of many checks and no U+2028 (which makes every edit read the document whole): most
+edits stay inside one check, and are analysed by reading that check alone."""
+
 PIECES = [
     "\n", "\r\n", "\r", " ", "  ", "- ", ": ", "{", "}", "[", "]", ",", "#", '"', "'", "é", "😀", "\u2028", "\x85",
     "kind: regex", "kind: regexp", "pattern: x", "  - {kind: must_contain_any, values: [a]}\n", "values: [",
@@ -129,10 +140,12 @@ async def random_request(client: LanguageClient, rng: random.Random, uri: str, t
         await client.text_document_definition_async(types.DefinitionParams(document, where))
 
 
-async def test_a_random_editing_session(client: LanguageClient, workspace: Path) -> None:
-    rng = random.Random(f"{SEED}-{client.position_encoding}")  # type: ignore[attr-defined]
-    text = EditorText(START, client.position_encoding)  # type: ignore[attr-defined]
-    path = workspace / f"fuzzed-{client.position_encoding}.rubric.yaml"  # type: ignore[attr-defined]
+@pytest.mark.parametrize("start", [START, ITEMS], ids=["small", "items"])
+async def test_a_random_editing_session(client: LanguageClient, workspace: Path, start: str) -> None:
+    """After every hundred edits and at the end, the diagnostics are `check`'s for the text."""
+    rng = random.Random(f"{SEED}-{client.position_encoding}-{len(start)}")  # type: ignore[attr-defined]
+    text = EditorText(start, client.position_encoding)  # type: ignore[attr-defined]
+    path = workspace / f"fuzzed-{client.position_encoding}-{len(start)}.rubric.yaml"  # type: ignore[attr-defined]
     uri = await open_document(client, path, text.text)
     version = 1
     for step in range(EDITS):
@@ -151,13 +164,14 @@ async def test_a_random_editing_session(client: LanguageClient, workspace: Path)
         )
         if rng.random() < 0.3:
             await asyncio.wait_for(random_request(client, rng, uri, text), 30)
-        if step % 100 == 99:
-            await diagnostics(client, uri, version)  # let a check land now and then
+        if step % 100 == 99:  # let a check land now and then, and compare it with a full one
+            found = await diagnostics(client, uri, version)
+            assert [(d.code, d.message, d.range) for d in found] == expected(workspace, path, text), text.text
     found = await diagnostics(client, uri, version)
-    assert [(d.code, d.range) for d in found] == expected(workspace, path, text), text.text
+    assert [(d.code, d.message, d.range) for d in found] == expected(workspace, path, text), text.text
 
 
-def expected(workspace: Path, path: Path, text: EditorText) -> list[tuple[str, types.Range]]:
+def expected(workspace: Path, path: Path, text: EditorText) -> list[tuple[str, str, types.Range]]:
     """What `check` reports for the text, as ranges in the client's encoding."""
     project = Project.load(workspace)
     analysis = project.analyse(path, text.text.encode("utf-8"))
@@ -171,6 +185,7 @@ def expected(workspace: Path, path: Path, text: EditorText) -> list[tuple[str, t
     return [
         (
             str(p.code),
+            p.message,
             types.Range(
                 position(p.span.start.line, p.span.start.column), position(p.span.end.line, p.span.end.column)
             ),

@@ -295,11 +295,12 @@ def _read_item(
     last = number == len(layout.items) - 1
     line = layout.lines[number]
     before = layout.frame.before(container, number, line)
-    reading = read_fast(before + item_text + layout.frame.after(last), defer_odd_keys=layout.small)
+    stand_in = before + item_text + layout.frame.after(last)
+    reading = read_fast(stand_in, defer_odd_keys=layout.small)
     if not isinstance(reading, ParseResult):
         return reading
-    node = item_of(reading, container, number, last)
     end_line = line + breaks(item_text)
+    node = item_of(reading, container, number, last, end_line, len(stand_in))
     if node is None or any(not line <= p.span.start.line < end_line for p in reading.problems):
         return None
     start = layout.starts[number]
@@ -331,7 +332,7 @@ def _broken(
 
 def _assembled(previous: Analysis, layout: Layout, lines: LineIndex) -> Analysis:
     """The analysis of the layout's items put together with the top level around them."""
-    root = _root(layout)
+    root = _root(layout, lines)
     end_line, _ = layout.root_end
     shift = layout.end_line - end_line
     top_parsed = _moved_after(layout.top_parsed, end_line, shift)
@@ -367,20 +368,22 @@ def _moved_after(problems: list[Problem], line: int, lines: int) -> list[Problem
     ]
 
 
-def _root(layout: Layout) -> Node:
+def _root(layout: Layout, text: LineIndex) -> Node:
     """The layout's tree: its root and list new, the items in it shared, what follows the list
     moved with the text after it."""
     old = layout.root
     container = layout.container
     end_line, end = layout.root_end
     lines, offset = layout.end_line - end_line, layout.end - end
+    # A list that ends the text ends where the text does (its last line may be the edited one).
+    ends = None if layout.frame.follows is not None else _text_end(text)
     assert old.entries is not None
     entries: dict[str, Entry] = {}
     value: dict[str, object] = {}
     after = False
     for name, entry in old.entries.items():
         if name == container:
-            sequence = _moved_ends(entry.value, lines, offset)
+            sequence = _moved_ends(entry.value, lines, offset, ends)
             sequence.items = [item.node for item in layout.items]
             sequence.value = [item.node.value for item in layout.items]
             entries[name], value[name] = Entry(entry.key, sequence), sequence.value
@@ -392,22 +395,23 @@ def _root(layout: Layout) -> Node:
             value[name] = old.value[name]
         else:
             entries[name], value[name] = entry, old.value[name]
-    root = _moved_ends(old, lines, offset)
+    root = _moved_ends(old, lines, offset, ends)
     root.entries, root.value = entries, value
     return root
 
 
-def _moved_ends(node: Node, lines: int, offset: int) -> Node:
-    """A copy of a node (not its children) whose end is moved."""
+def _text_end(text: LineIndex) -> tuple[int, int, int]:
+    last = text.line_count - 1
+    return last, len(text.line(last)), len(text.text)
+
+
+def _moved_ends(node: Node, lines: int, offset: int, ends: tuple[int, int, int] | None) -> Node:
+    """A copy of a node (not its children) whose end is moved, or put at `ends`."""
     copied = Node.__new__(Node)
-    copied.value, copied.style, copied.entries, copied.items = (
-        node.value,
-        node.style,
-        node.entries,
-        node.items,
-    )
+    copied.value, copied.style = node.value, node.style
+    copied.entries, copied.items = node.entries, node.items
     copied.line, copied.column, copied.start_index = node.line, node.column, node.start_index
-    copied.end_line, copied.end_column, copied.end_index = (
+    copied.end_line, copied.end_column, copied.end_index = ends or (
         node.end_line + lines,
         node.end_column,
         node.end_index + offset,

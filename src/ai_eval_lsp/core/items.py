@@ -338,9 +338,12 @@ def layout_of(
     )
 
 
-def item_of(parsed: ParseResult, container: str, number: int, last: bool) -> Node | None:
-    """The item read from its stand-in document, or None when the stand-in did not read as one
-    item in its place (the edit changed the document's structure)."""
+def item_of(
+    parsed: ParseResult, container: str, number: int, last: bool, after_line: int, length: int
+) -> Node | None:
+    """The item read from its stand-in document (of `length` characters, whose text after the
+    item starts on `after_line`), or None when the stand-in did not read as one item in its place
+    and the list going on to the stand-in for what follows (the edit changed the structure)."""
     root = parsed.root
     if root is None or root.entries is None or parsed.anchored:
         return None
@@ -351,7 +354,18 @@ def item_of(parsed: ParseResult, container: str, number: int, last: bool) -> Nod
     count = (number > 0) + 1 + (not last)
     if sequence.items is None or len(sequence.items) != count:
         return None
-    return sequence.items[1 if number > 0 else 0]
+    if not last:
+        going_on = sequence.items[-1].line == after_line
+    elif "z" in root.entries:
+        follows = root.entries["z"].key
+        going_on = (
+            (sequence.end_line, sequence.end_column)
+            == (follows.line, follows.column)
+            == (after_line, follows.column)
+        )
+    else:
+        going_on = sequence.end_index == length
+    return sequence.items[1 if number > 0 else 0] if going_on else None
 
 
 def moved_tree(node: Node, lines: int, offset: int) -> Node:

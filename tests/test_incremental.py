@@ -1,0 +1,198 @@
+"""An edit inside one check or case is analysed by reading that item alone (`core/items.py`), and
+the result is exactly a full analysis of the new text: problems (codes, messages, ranges, data,
+order), the summary, and every node of the tree where it is. Random edit sequences (inserts,
+deletes, pastes across items, indentation, comments, flow collections, quotes, Unicode, line
+breaks of every kind) on generated rubrics and cases files, compared after each edit, below and
+past the size where the reference parser stops re-reading documents libyaml rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import examples
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from ai_eval_lsp.core import analysis as analysis_module
+from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, merged, update
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.core.yamltree import Node
+from ai_eval_lsp.project.project import Project
+
+CHECKS = (
+    '  - id: polite\n    kind: must_contain_any\n    values: ["sorry", "é"]\n',
+    "  - id: shape\n    kind: regex\n    pattern: '^[A-Z]'\n    flags: im\n",
+    "  # a comment between checks\n  - id: judge\n    kind: llm_judge\n    description: Tone 😀\n",
+    "  - {id: ref, kind: target_match, source: expected.reference, threshold: 0.6}\n",
+    "  - id: sub\n    kind: composite\n    rubric: tone\n",
+    "  - id: polite\n    kind: regexp\n    patern: x\n",
+    "  - id: words\n    kind: must_not_contain\n    values:\n      - As an AI\n      - I cannot\n",
+)
+CASES = (
+    "  - id: a\n    question: {id: q1, input: hi, expected: {reference: yes}}\n    response: |\n      Sorry, é.\n      More.\n",
+    '  - id: b\n    question:\n      id: q2\n    response: "plain 😀"\n    expect: pass\n',
+    "  - id: a\n    response: >\n      folded\n      text\n    expect: maybe\n",
+    "  - response: no id\n    extra: 1\n",
+)
+PIECES = (
+    "x", "é", "😀", " ", "  ", "\n", "\r\n", "\r", "\n    ", "\n  - ", "- ", ": ", ":", "#", "# note\n", '"', "'",
+    "{", "}", "[", "]", ", ", "[a, b]", "{k: v}", "\t", "&a ", "*a", "!!str ", "kind: regex", "id: polite",
+    "pattern: '('", "values: [", "description: |\n      text\n", "\n    weight: 2", "---\n", "?",
+    "\n    id: again", "!foo ", '\n    "": 1', "\n    kind: regex",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def rules(project: Project) -> Rules:
+    return project.rules
+
+
+def document(role: Role, items: list[int]) -> str:
+    """A document of these items; with an odd count, the list ends the document (a cases file's
+    last case without a final line break)."""
+    if role == "cases":
+        body = "".join(CASES[i % len(CASES)] for i in items)
+        return "rubric: tone\ncases:\n" + (body[:-1] if len(items) % 2 else body + "gate: {pass_rate: 0.5}\n")
+    body = "".join(CHECKS[i % len(CHECKS)] for i in items)
+    scoring = "scoring:\n  combine: weighted_avg\n  weights: {polite: 2, gone: 1}\n"
+    ordered = f"{scoring}checks:\n{body}" if len(items) % 2 else f"checks:\n{body}{scoring}"
+    return f'# a rubric\nid: big\nversion: "1.0"\n{ordered}'
+
+
+def shape(node: Node | None) -> Iterator[tuple[Any, ...]]:
+    """Every node of a tree with its position, style and value, in a fixed order."""
+    if node is None:
+        return
+    pending: list[tuple[tuple[Any, ...], Node]] = [((), node)]
+    while pending:
+        path, current = pending.pop()
+        yield path, current.line, current.column, current.start_index, current.end_line, current.end_column
+        yield path, current.end_index, current.style, repr(current.value)
+        if current.entries is not None:
+            for name, entry in current.entries.items():
+                key = entry.key
+                yield (
+                    (*path, name),
+                    key.line,
+                    key.column,
+                    key.start_index,
+                    key.end_line,
+                    key.end_column,
+                    key.end_index,
+                )
+                pending.append(((*path, name), entry.value))
+        for number, item in enumerate(current.items or []):
+            pending.append(((*path, number), item))
+
+
+def assert_same(incremental: Analysis, full: Analysis) -> None:
+    assert [(p.code, p.message, p.span, p.data, p.related) for p in incremental.problems] == [
+        (p.code, p.message, p.span, p.data, p.related) for p in full.problems
+    ]
+    assert incremental.summary == full.summary
+    assert list(shape(incremental.root)) == list(shape(full.root))
+
+
+edit_steps = st.lists(
+    st.tuples(
+        st.floats(0, 1),  # where, as a share of the text
+        st.booleans(),  # at the start of its line (indentation)
+        st.integers(0, 12),  # characters removed
+        st.one_of(st.sampled_from(PIECES), st.floats(0, 1)),  # inserted: a piece, or a paste from elsewhere
+        st.booleans(),  # sent together with the next edit
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+def edits_of(
+    text: str, steps: list[tuple[float, bool, int, str | float, bool]]
+) -> Iterator[tuple[str, list[Edit]]]:
+    """The texts an editing session goes through, each with the edits that made it (a few sent
+    together, as one didChange may carry several)."""
+    pending: list[Edit] = []
+    for where, line_start, removed, inserted, together in steps:
+        start = min(int(where * len(text)), len(text))
+        if line_start:
+            start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+        removed = min(removed, len(text) - start)
+        if isinstance(inserted, float):  # a paste of a piece of the text, often across items
+            at = int(inserted * len(text))
+            inserted = text[at : at + 40]
+        edit = Edit(start, removed, inserted)
+        text = text[:start] + inserted + text[start + removed :]
+        pending.append(edit)
+        if not together:
+            yield text, pending
+            pending = []
+    if pending:
+        yield text, pending
+
+
+@pytest.mark.parametrize("limit", [yamltree.REFERENCE_LIMIT, 0], ids=["small", "past-the-reference-limit"])
+@pytest.mark.parametrize("role", ["rubric", "cases"])
+@settings(
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(items=st.lists(st.integers(0, 20), min_size=1, max_size=7), steps=edit_steps)
+@example(
+    items=[0, 1, 2],
+    steps=[(0.5, False, 0, '"', False), (0.5, False, 0, "x", False), (0.5, False, 1, "", False)],
+)
+@example(
+    items=[1, 1, 4],
+    steps=[(0.4, True, 0, "  ", False), (0.6, False, 0, "\n", True), (0.7, False, 3, "é", False)],
+)
+@example(items=[0, 3, 5], steps=[(0.45, False, 0, "{k: v}", False), (0.3, False, 0, 0.8, False)])
+def test_an_edit_gives_what_a_full_analysis_gives(
+    rules: Rules, monkeypatch: pytest.MonkeyPatch, role: Role, limit: int, items: list[int], steps: Any
+) -> None:
+    monkeypatch.setattr(yamltree, "REFERENCE_LIMIT", limit)
+    text = document(role, items)
+    current = analyse(role, "x.yaml", text, rules)
+    for new_text, edits in edits_of(text, steps):
+        current = update(current, edits, rules, LineIndex(new_text))
+        assert_same(current, analyse(role, "x.yaml", new_text, rules))
+
+
+def test_edits_sent_together_are_one_edit_of_the_text_before() -> None:
+    text = "abcdefgh"
+    edits = [Edit(2, 1, "XY"), Edit(0, 1, ""), Edit(6, 0, "!")]
+    after = text
+    for edit in edits:
+        after = after[: edit.start] + edit.inserted + after[edit.start + edit.removed :]
+    one = merged(edits, after)
+    assert text[: one.start] + one.inserted + text[one.start + one.removed :] == after
+
+
+@pytest.mark.parametrize("role", ["rubric", "cases"])
+def test_typing_inside_an_item_reads_that_item_alone(
+    rules: Rules, monkeypatch: pytest.MonkeyPatch, role: Role
+) -> None:
+    """Keystrokes inside one check or case, a quoted string typed through invalid YAML included
+    (past the reference parser's limit, where libyaml's report stands), never read the document
+    whole, and each gives what a full analysis gives."""
+    monkeypatch.setattr(yamltree, "REFERENCE_LIMIT", 0)
+    text = document(role, [0, 1, 2, 3, 4, 5, 6] if role == "rubric" else [0, 1, 2, 3])
+    current = analyse(role, "x.yaml", text, rules)
+    full = analysis_module.analyse
+
+    def whole(*args: Any, **kwargs: Any) -> Analysis:
+        raise AssertionError("the document was read whole")
+
+    where = text.index("\n", text.index("  - id: "))
+    monkeypatch.setattr(analysis_module, "analyse", whole)
+    for number, typed in enumerate(["\n    note: ", *'"typed in quotes"']):
+        text = text[:where] + typed + text[where:]
+        current = update(current, [Edit(where, 0, typed)], rules, LineIndex(text))
+        where += len(typed)
+        assert_same(current, full(role, "x.yaml", text, rules))
+        if number == 1:  # an open quote: libyaml's report of the document, found in that item
+            assert [p.code for p in current.problems] == ["yaml-syntax"]
