@@ -134,9 +134,11 @@ class Item:
             return
         if self._nodes is None:
             self._nodes = list(_nodes_of(self.node))
-        for node in self._nodes:
-            node.line += lines
-            node.end_line += lines
+        if lines:
+            for node in self._nodes:
+                node.line += lines
+                node.end_line += lines
+        for node in self._nodes:  # typing moves offsets alone: the cheaper loop
             node.start_index += offset
             node.end_index += offset
         self.placed = (line, index)

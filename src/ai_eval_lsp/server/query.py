@@ -9,6 +9,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -118,9 +119,25 @@ def location(server: AiEvalServer, folder: Folder, relative: str, span: Span) ->
 # --- diagnostics ---------------------------------------------------------------------------------
 
 
+_CONVERTED: WeakKeyDictionary[OpenDocument, dict[int, tuple[Problem, types.Diagnostic]]] = WeakKeyDictionary()
+"""Each open document's problems as last converted. An update after an edit inside one item keeps
+the very problem objects of the other items, on lines that did not change (`core/items.py`):
+those are not converted again (a 10,000-check rubric has thousands of them)."""
+
+
 def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diagnostic]:
     """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
-    return [diagnostic(server, document, problem) for problem in server.session.problems(document)]
+    before = _CONVERTED.get(document, {})
+    converted: dict[int, tuple[Problem, types.Diagnostic]] = {}
+    found: list[types.Diagnostic] = []
+    for problem in server.session.problems(document):
+        kept = before.get(id(problem))
+        if kept is None or kept[0] is not problem:
+            kept = (problem, diagnostic(server, document, problem))
+        converted[id(problem)] = kept
+        found.append(kept[1])
+    _CONVERTED[document] = converted
+    return found
 
 
 def diagnostic(server: AiEvalServer, document: OpenDocument, problem: Problem) -> types.Diagnostic:
