@@ -166,7 +166,7 @@ def requests_after_keystroke(
 
 
 def first_diagnostics(folder: Path) -> None:
-    text = rubric(66_000).replace("Judge politeness", "Judge politeness " + "and tone " * 8)
+    text = rubric(66_000).replace("Judge politeness", "Judge politeness " + "and tone " * 36)
     path = folder / "huge.rubric.yaml"
     path.write_text(text)
     print(f"\nA valid {len(text) / 1e6:.1f} MB rubric (66,000 checks):")

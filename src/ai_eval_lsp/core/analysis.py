@@ -49,6 +49,7 @@ from ai_eval_lsp.core.yamltree import (
     Node,
     Parser,
     ParseResult,
+    collector_paused,
     libyaml_failure,
     parse,
     read_fast,
@@ -106,6 +107,13 @@ def analyse(
     role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
 ) -> Analysis:
     """Check one document as the role it has."""
+    with collector_paused():
+        return _analyse(role, path, text, rules, decode_problems)
+
+
+def _analyse(
+    role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None
+) -> Analysis:
     parsed = parse(text, rules.parser)
     problems = list(decode_problems or []) + parsed.problems
     root = parsed.root
