@@ -145,14 +145,14 @@ def analyse_cases(
 
 def _found(role: Role, number: int, item: Node, text: str, rules: Rules) -> Found:
     """What one check or case holds (its parser problems are added by the caller)."""
+    # Most items have no problem: one empty tuple stands for all their empty lists.
     if role == "cases":
-        return Found(
-            [], rules.cases_validator.item_problems(number, item, text), [], None, case_summary(number, item)
-        )
+        schema = rules.cases_validator.item_problems(number, item, text) or ()
+        return Found((), schema, (), None, case_summary(number, item))
     return Found(
-        [],
-        rules.validator.item_problems(number, item, text),
-        check_lints(number, item, text, rules.validator.kinds, rules.dispatch),
+        (),
+        rules.validator.item_problems(number, item, text) or (),
+        check_lints(number, item, text, rules.validator.kinds, rules.dispatch) or (),
         check_id(item),
         check_facts(number, item),
     )
@@ -312,9 +312,10 @@ def _read_item(
     if node is None or any(not line <= p.span.start.line < end_line for p in reading.problems):
         return None
     start = layout.starts[number]
-    item = Item(node, line, start, Found([], [], [], None, None), (line, len(before)))
+    item = Item(node, line, start, Found((), (), (), None, None), (line, len(before)))
     item.place(line, start)  # the offsets of the stand-in text become the document's
-    item.found = replace(_found(layout.role, number, node, text, rules), parsed=reading.problems)
+    item.found = _found(layout.role, number, node, text, rules)
+    item.found.parsed = reading.problems
     return item
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
 from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.lints import CheckId
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
@@ -53,8 +54,17 @@ def moved_span(span: Span, lines: int) -> Span:
     return Span.of(span.start.line + lines, span.start.column, span.end.line + lines, span.end.column)
 
 
-def _moved_problems(problems: list[Problem], lines: int) -> list[Problem]:
-    return [replace(problem, span=moved_span(problem.span, lines)) for problem in problems]
+def _moved_problems(problems: Sequence[Problem], lines: int) -> Sequence[Problem]:
+    return (
+        [replace(problem, span=moved_span(problem.span, lines)) for problem in problems] if problems else ()
+    )
+
+
+def _moved_id(found: CheckId | None, lines: int) -> CheckId | None:
+    if found is None:
+        return None
+    name, line, column, end_line, end_column = found
+    return name, line + lines, column, end_line + lines, end_column
 
 
 Facts = CheckFacts | CaseSummary | None
@@ -78,15 +88,15 @@ def _moved_facts(facts: Facts, lines: int) -> Facts:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Found:
-    """What was found in one item, at the positions it was read at."""
+    """What was found in one item, at the positions it was read at (set once, when read)."""
 
-    parsed: list[Problem]
-    schema: list[Problem]
-    lints: list[Problem]
+    parsed: Sequence[Problem]
+    schema: Sequence[Problem]
+    lints: Sequence[Problem]
     """A check's own lints (a case has none of its own)."""
-    check_id: tuple[str, Span] | None
+    check_id: CheckId | None
     facts: Facts
 
     def moved(self, lines: int) -> Found:
@@ -96,7 +106,7 @@ class Found:
             _moved_problems(self.parsed, lines),
             _moved_problems(self.schema, lines),
             _moved_problems(self.lints, lines),
-            (self.check_id[0], moved_span(self.check_id[1], lines)) if self.check_id is not None else None,
+            _moved_id(self.check_id, lines),
             _moved_facts(self.facts, lines),
         )
 
@@ -309,20 +319,20 @@ def layout_of(
     if frame.follows is not None and frame.follows[0] != end_line:
         return None
     # The parser's problems go to the item whose lines hold their start.
-    inside: list[list[Problem]] = [[] for _ in lines]
+    inside: list[Sequence[Problem]] = [()] * len(lines)
     top_parsed: list[Problem] = []
     for problem in parsed.problems:
         number = bisect_right(lines, problem.span.start.line) - 1
         if number >= 0 and problem.span.start.line < end_line:
-            inside[number].append(problem)
+            inside[number] = (*inside[number], problem)
         else:
             top_parsed.append(problem)
-    items = [
-        Item(node, line, start, replace(item_found, parsed=item_parsed), (line, start))
-        for node, line, start, item_found, item_parsed in zip(
-            sequence.items or [], lines, starts, found, inside, strict=True
-        )
-    ]
+    items = []
+    for node, line, start, item_found, item_parsed in zip(
+        sequence.items or [], lines, starts, found, inside, strict=True
+    ):
+        item_found.parsed = item_parsed
+        items.append(Item(node, line, start, item_found, (line, start)))
     return Layout(
         role,
         frame,
@@ -394,5 +404,5 @@ class Lines(Sequence[str]):
         return self.source.line(number)
 
 
-def flatten(lists: Iterable[list[Any]]) -> list[Any]:
+def flatten(lists: Iterable[Sequence[Any]]) -> list[Any]:
     return [value for values in lists for value in values]

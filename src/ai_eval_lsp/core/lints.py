@@ -62,25 +62,30 @@ def lint_rubric(root: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispa
     return rubric_lints(root, [check_id(check) for check in found], own)
 
 
+CheckId = tuple[str, int, int, int, int]
+"""A check's id and where it is written: line, column, end line, end column (plain ints: a rubric
+of 66,000 checks keeps one per check)."""
+
+
 def rubric_lints(
-    root: Node, ids: Sequence[tuple[str, Span] | None], own: Sequence[list[Problem]]
+    root: Node, ids: Sequence[CheckId | None], own: Sequence[Sequence[Problem]]
 ) -> list[Problem]:
     """A rubric's lints from each check's id and own lints: repeated ids, then scoring's rules."""
     problems: list[Problem] = []
-    first: dict[str, Span] = {}
+    first: dict[str, int] = {}
     for found, check_problems in zip(ids, own, strict=True):
         if found is not None:
-            name, span = found
+            name, line, *_ = found
             earlier = first.get(name)
             if earlier is None:
-                first[name] = span
+                first[name] = line
             else:
                 problems.append(
                     Problem(
                         "duplicate-id",
-                        f"the check id `{name}` is already used at line {earlier.start.line + 1}; "
+                        f"the check id `{name}` is already used at line {earlier + 1}; "
                         "check ids must be unique in a rubric",
-                        span,
+                        Span.of(*found[1:]),
                     )
                 )
         problems.extend(check_problems)
@@ -88,12 +93,13 @@ def rubric_lints(
     return problems
 
 
-def check_id(check: Node) -> tuple[str, Span] | None:
+def check_id(check: Node) -> CheckId | None:
     """A check's id and where it is written, when it is a string."""
     entry = check.get("id")
     if entry is None or not isinstance(entry.value.value, str):
         return None
-    return entry.value.value, entry.value.span
+    node = entry.value
+    return node.value, node.line, node.column, node.end_line, node.end_column
 
 
 def check_lints(
@@ -173,7 +179,7 @@ def _pattern_span(node: Node, text: str, position: int | None) -> Span:
     return Span.of(node.span.start.line, column, node.span.start.line, column + 1)
 
 
-def _lint_scoring(root: Node, ids: Mapping[str, Span]) -> Iterator[Problem]:
+def _lint_scoring(root: Node, ids: Mapping[str, int]) -> Iterator[Problem]:
     scoring = root.at(("scoring",))
     if scoring is None or scoring.entries is None:
         return
