@@ -168,8 +168,9 @@ def _nodes_of(root: Node) -> Iterator[Node]:
             pending.extend(node.items)
 
 
-def _copy(node: Node, lines: int, offset: int) -> Node:
-    """A copy of a tree, moved by `lines` and `offset` (the value, plain data, is shared)."""
+def moved_tree(node: Node, lines: int, offset: int) -> Node:
+    """A copy of a tree, moved by `lines` and `offset` (the value, plain data, is shared): a
+    top-level value after the items, moved with the text after them."""
     copied = Node.__new__(Node)
     copied.value, copied.style = node.value, node.style
     copied.line, copied.column, copied.start_index = node.line + lines, node.column, node.start_index + offset
@@ -177,13 +178,15 @@ def _copy(node: Node, lines: int, offset: int) -> Node:
     copied.end_index = node.end_index + offset
     copied.entries = (
         {
-            name: Entry(_copy(entry.key, lines, offset), _copy(entry.value, lines, offset))
+            name: Entry(moved_tree(entry.key, lines, offset), moved_tree(entry.value, lines, offset))
             for name, entry in node.entries.items()
         }
         if node.entries is not None
         else None
     )
-    copied.items = [_copy(item, lines, offset) for item in node.items] if node.items is not None else None
+    copied.items = (
+        [moved_tree(item, lines, offset) for item in node.items] if node.items is not None else None
+    )
     return copied
 
 
@@ -378,11 +381,6 @@ def item_of(
     else:
         going_on = sequence.end_index == length
     return sequence.items[1 if number > 0 else 0] if going_on else None
-
-
-def moved_tree(node: Node, lines: int, offset: int) -> Node:
-    """A copy of a top-level value after the items, moved with the text after them."""
-    return _copy(node, lines, offset)
 
 
 class Lines(Sequence[str]):
