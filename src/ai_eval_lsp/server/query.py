@@ -119,24 +119,27 @@ def location(server: AiEvalServer, folder: Folder, relative: str, span: Span) ->
 # --- diagnostics ---------------------------------------------------------------------------------
 
 
-_CONVERTED: WeakKeyDictionary[OpenDocument, dict[int, tuple[Problem, types.Diagnostic]]] = WeakKeyDictionary()
-"""Each open document's problems as last converted. An update after an edit inside one item keeps
-the very problem objects of the other items, on lines that did not change (`core/items.py`):
-those are not converted again (a 10,000-check rubric has thousands of them)."""
+Converted = dict[int, tuple[Problem, types.Diagnostic]]
+
+_CONVERTED: WeakKeyDictionary[OpenDocument, tuple[Converted, Converted]] = WeakKeyDictionary()
+"""Each open document's problems as converted the last two times. An update after an edit inside
+one item keeps the very problem objects of the other items, on lines that did not change
+(`core/items.py`): those are not converted again (a 10,000-check rubric has thousands of them),
+nor after a keystroke that broke the YAML for a moment and the next that mended it."""
 
 
 def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diagnostic]:
     """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
-    before = _CONVERTED.get(document, {})
-    converted: dict[int, tuple[Problem, types.Diagnostic]] = {}
+    last, before = _CONVERTED.get(document, ({}, {}))
+    converted: Converted = {}
     found: list[types.Diagnostic] = []
     for problem in server.session.problems(document):
-        kept = before.get(id(problem))
+        kept = last.get(id(problem)) or before.get(id(problem))
         if kept is None or kept[0] is not problem:
             kept = (problem, diagnostic(server, document, problem))
         converted[id(problem)] = kept
         found.append(kept[1])
-    _CONVERTED[document] = converted
+    _CONVERTED[document] = (converted, last)
     return found
 
 
