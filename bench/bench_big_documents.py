@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
@@ -69,26 +68,19 @@ class Typist:
     """Edits one document the way an editor does, keeping its own copy of the text."""
 
     def __init__(self, server: Server, uri: str, text: str) -> None:
-        self.server, self.uri, self.lines = server, uri, text.split("\n")
+        self.server, self.uri, self.text = server, uri, text
 
-    def type(self, line: int, column: int, text: str, wait: bool = True) -> float:
-        """Insert `text` (no line break) at (line, column); the time to its diagnostics."""
-        self.lines[line] = self.lines[line][:column] + text + self.lines[line][column:]
-        return self._send(
-            {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}},
-            text,
-            wait,
-        )
+    def offset(self, line: int, column: int) -> int:
+        start = 0
+        for _ in range(line):
+            start = self.text.index("\n", start) + 1
+        return start + column
 
-    def delete(self, line: int, column: int, length: int, wait: bool = True) -> float:
-        self.lines[line] = self.lines[line][:column] + self.lines[line][column + length :]
-        where = {
-            "start": {"line": line, "character": column},
-            "end": {"line": line, "character": column + length},
-        }
-        return self._send(where, "", wait)
-
-    def _send(self, where: dict[str, Any], text: str, wait: bool) -> float:
+    def edit(self, start: tuple[int, int], end: tuple[int, int], text: str, wait: bool = True) -> float:
+        """Replace the text from `start` to `end` (line, column) with `text`; the time to the
+        diagnostics of the new version (or to sending it, without `wait`)."""
+        low, high = self.offset(*start), self.offset(*end)
+        self.text = self.text[:low] + text + self.text[high:]
         server = self.server
         server.version += 1
         version = server.version
@@ -99,6 +91,10 @@ class Typist:
                 and m["params"].get("version") == version
             )
         )
+        where = {
+            "start": {"line": start[0], "character": start[1]},
+            "end": {"line": end[0], "character": end[1]},
+        }
         started = time.perf_counter()
         server.client.notify(
             "textDocument/didChange",
@@ -111,6 +107,9 @@ class Typist:
             waiter(120)
         return time.perf_counter() - started
 
+    def type(self, line: int, column: int, text: str, wait: bool = True) -> float:
+        return self.edit((line, column), (line, column), text, wait)
+
 
 def middle_line(text: str, prefix: str) -> int:
     lines = text.split("\n")
@@ -121,25 +120,23 @@ def middle_line(text: str, prefix: str) -> int:
 def keystrokes(
     server: Server, name: str, text: str, value_prefix: str, repeat: int
 ) -> dict[str, list[float]]:
-    """One-character edits inside the middle item, then a quoted string typed in it."""
+    """One-character edits inside the middle item; then a quoted string typed as a new key's
+    value there, so every keystroke but the last leaves the YAML invalid (an open quote)."""
     uri = server.open(name, text)
     typist = Typist(server, uri, text)
     line = middle_line(text, value_prefix)
-    column = len(typist.lines[line])
-    plain: list[float] = []
-    for i in range(repeat):
-        plain.append(typist.type(line, column + i, "x"))
-    for i in reversed(range(repeat)):
-        typist.delete(line, column + i, 1)
-    quoted: list[float] = []
+    column = len(text.split("\n")[line])
+    plain = [typist.type(line, column + i, "x") for i in range(repeat)]
+    typist.edit((line, column), (line, column + repeat), "")
+    indent = len(value_prefix) - len(value_prefix.lstrip())
+    key = " " * indent + "note: "
     word = '"typing in quotes, one key at a time"'
-    typist.type(line, column, " ")
+    quoted: list[float] = []
     while len(quoted) < repeat:
+        typist.type(line, column, "\n" + key)
         for n, char in enumerate(word):
-            quoted.append(typist.type(line, column + 1 + n, char))
-        typist.delete(line, column, len(word) + 1)
-        typist.type(line, column, " ")
-    typist.delete(line, column, 1)
+            quoted.append(typist.type(line + 1, len(key) + n, char))
+        typist.edit((line, column), (line + 1, len(key) + len(word)), "")
     return {"plain": plain, "quoted": quoted[:repeat]}
 
 
@@ -149,10 +146,11 @@ def requests_after_keystroke(
     """Completion and hover asked right after a keystroke (default debounce: before it fires)."""
     uri = server.open(name, text)
     typist = Typist(server, uri, text)
+    lines = text.split("\n")
     line = middle_line(text, value_prefix)
-    column = len(typist.lines[line])
+    column = len(lines[line])
     key_line = line - 1
-    indent = len(typist.lines[key_line]) - len(typist.lines[key_line].lstrip())
+    indent = len(lines[key_line]) - len(lines[key_line].lstrip())
     found: dict[str, list[float]] = {"completion": [], "hover": []}
     for i in range(repeat):
         for method, position in (
