@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from ai_eval_lsp.core import analysis as analysis_module
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, merged, update
-from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.cursor import locate
+from ai_eval_lsp.core.text import LineIndex, split_lines
 from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
@@ -89,7 +90,23 @@ def shape(node: Node | None) -> Iterator[tuple[Any, ...]]:
             pending.append(((*path, number), item))
 
 
+def under_cursors(analysis: Analysis, text: str, located: Any) -> list[tuple[Any, ...]]:
+    """What is under the cursor at the start, middle and end of every line (and past them)."""
+    found = []
+    for number, line in enumerate(split_lines(text)):
+        for column in sorted({0, len(line) - len(line.lstrip()), len(line) // 2, len(line), len(line) + 1}):
+            at = located(number, column)
+            found.append(
+                None if at is None else (at.path, at.on_key, at.node.span, at.key.span if at.key else None)
+            )
+    return found
+
+
 def assert_same(incremental: Analysis, full: Analysis) -> None:
+    # Before anything reads the whole tree (which moves every item's nodes): one item moved.
+    assert under_cursors(incremental, incremental.text, incremental.at) == under_cursors(
+        full, full.text, lambda line, column: locate(full.root, line, column) if full.root else None
+    )
     assert [(p.code, p.message, p.span, p.data, p.related) for p in incremental.problems] == [
         (p.code, p.message, p.span, p.data, p.related) for p in full.problems
     ]

@@ -6,10 +6,12 @@ validates and lints that item alone (`core/items.py`); any other falls back to `
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.cursor import At, locate
 from ai_eval_lsp.core.items import (
     Found,
     Item,
@@ -91,6 +93,26 @@ class Analysis:
         if self.layout is not None and self.tree is not None:
             self.layout.place()
         return self.tree
+
+    def at(self, line: int, column: int) -> At | None:
+        """What is under a cursor: `locate` on the tree, moving only the item under it (hover
+        right after a keystroke in a 10,000-check rubric need not move the others)."""
+        layout, tree = self.layout, self.tree
+        if (
+            layout is None
+            or tree is None
+            or tree.entries is None
+            or not layout.lines[0] <= line < layout.end_line
+        ):
+            root = self.root
+            return locate(root, line, column) if root is not None else None
+        number = bisect_right(layout.lines, line) - 1
+        layout.items[number].place(layout.lines[number], layout.starts[number])
+        node = layout.items[number].node
+        if (line, column) < (node.line, node.column) and number > 0:  # on its `- `: as `locate` does
+            number -= 1
+            layout.items[number].place(layout.lines[number], layout.starts[number])
+        return locate(tree, line, column, (tree.entries[layout.container].value, number))
 
     def problems_in(self, rubrics: RubricIndex | None) -> list[Problem]:
         """Its problems with those against the workspace's rubrics (None: own problems only)."""
@@ -309,7 +331,9 @@ def _read_item(
         return reading
     end_line = line + breaks(item_text)
     node = item_of(reading, container, number, last, end_line, len(stand_in))
-    if node is None or any(not line <= p.span.start.line < end_line for p in reading.problems):
+    # The text of the last item of a list that ends the text may end inside its last line.
+    limit = end_line + (not item_text.endswith(("\n", "\r")))
+    if node is None or any(not line <= p.span.start.line < limit for p in reading.problems):
         return None
     start = layout.starts[number]
     item = Item(node, line, start, Found((), (), (), None, None), (line, len(before)))

@@ -22,8 +22,9 @@ def _inside(node: Node, line: int, column: int) -> bool:
     return (node.line, node.column) <= (line, column) <= (node.end_line, node.end_column)
 
 
-def locate(root: Node, line: int, column: int) -> At | None:
-    """The innermost key or scalar value at (line, code-point column)."""
+def locate(root: Node, line: int, column: int, item: tuple[Node, int] | None = None) -> At | None:
+    """The innermost key or scalar value at (line, code-point column). `item`: a list and the
+    index of its item that holds the line, when the caller knows it (the list is not searched)."""
     node: Node = root
     path: tuple[str | int, ...] = ()
     key: Node | None = None
@@ -41,7 +42,11 @@ def locate(root: Node, line: int, column: int) -> At | None:
                 return found
         elif node.items is not None:
             # Items are in document order: find the last that starts at or before the cursor.
-            index = bisect_right(node.items, (line, column), key=lambda item: (item.line, item.column)) - 1
+            index = (
+                item[1]
+                if item is not None and node is item[0]
+                else bisect_right(node.items, (line, column), key=lambda each: (each.line, each.column)) - 1
+            )
             if index < 0 or not _inside(node.items[index], line, column):
                 return found
             node, path, key = node.items[index], (*path, index), None

@@ -326,7 +326,7 @@ def layout_of(
     top_parsed: list[Problem] = []
     for problem in parsed.problems:
         number = bisect_right(lines, problem.span.start.line) - 1
-        if number >= 0 and problem.span.start.line < end_line:
+        if number >= 0 and (at_end or problem.span.start.line < end_line):
             inside[number] = (*inside[number], problem)
         else:
             top_parsed.append(problem)

@@ -24,8 +24,8 @@ def hover_text(document: OpenDocument, at: At) -> str | None:
             return f"{reason[0].upper()}{reason[1:]}."
         checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
         return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."
-    root = document.analysis.root if document.analysis else None
-    kind = query.check_kind(root, at.path) if root is not None else None
+    tree = document.analysis.tree if document.analysis else None  # values only: no node moved
+    kind = query.check_kind(tree, at.path) if tree is not None else None
     schema = query.field_schema(project, document, at.path, kind)
     if not schema:
         return None

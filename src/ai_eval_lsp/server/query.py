@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import units
@@ -89,10 +89,9 @@ def from_position(server: AiEvalServer, document: OpenDocument, position: types.
 
 def at_position(server: AiEvalServer, document: OpenDocument, position: types.Position) -> At | None:
     """The key or value under the cursor."""
-    root = document.analysis.root if document.analysis else None
-    if root is None:
+    if document.analysis is None:
         return None
-    return locate(root, *from_position(server, document, position))
+    return document.analysis.at(*from_position(server, document, position))
 
 
 def location(server: AiEvalServer, folder: Folder, relative: str, span: Span) -> types.Location:
