@@ -193,7 +193,8 @@ class Session:
 
     def change(self, document: OpenDocument, lines: LineIndex, version: int, edits: Sequence[Edit]) -> None:
         document.lines, document.version = lines, version
-        document.edits += [(version, edit) for edit in edits]
+        if document.role is not None:  # a document never analysed keeps none
+            document.edits += [(version, edit) for edit in edits]
 
     def classify(self, document: OpenDocument) -> bool:
         """Decide the document's role anew (its modeline may have been typed); True if it changed.
