@@ -167,6 +167,9 @@ def edits_of(
     items=[1, 1, 4],
     steps=[(0.4, True, 0, "  ", False), (0.6, False, 0, "\n", True), (0.7, False, 3, "é", False)],
 )
+@example(
+    items=[3, 0, 1, 2, 2, 0], steps=[(0.75390625, False, 0, 0.0, False), (0.5, False, 0, 0.859375, False)]
+)
 @example(items=[0, 3, 5], steps=[(0.45, False, 0, "{k: v}", False), (0.3, False, 0, 0.8, False)])
 def test_an_edit_gives_what_a_full_analysis_gives(
     rules: Rules, monkeypatch: pytest.MonkeyPatch, role: Role, limit: int, items: list[int], steps: Any

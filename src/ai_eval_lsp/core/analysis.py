@@ -281,6 +281,8 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
     ):
         return None
     moved = breaks(item_text) - breaks(previous.text[start : layout.item_end(number)])
+    if moved and any(problem.span.start.line >= layout.root_end[0] for problem in layout.top_parsed):
+        return None  # the parser's messages after the list may name lines (a repeated key's first)
     after = number + 1
     layout = replace(
         layout,
