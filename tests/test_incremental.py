@@ -90,9 +90,9 @@ def shape(node: Node | None) -> Iterator[tuple[Any, ...]]:
             pending.append(((*path, number), item))
 
 
-def under_cursors(analysis: Analysis, text: str, located: Any) -> list[tuple[Any, ...]]:
+def under_cursors(text: str, located: Any) -> list[tuple[Any, ...] | None]:
     """What is under the cursor at the start, middle and end of every line (and past them)."""
-    found = []
+    found: list[tuple[Any, ...] | None] = []
     for number, line in enumerate(split_lines(text)):
         for column in sorted({0, len(line) - len(line.lstrip()), len(line) // 2, len(line), len(line) + 1}):
             at = located(number, column)
@@ -104,8 +104,8 @@ def under_cursors(analysis: Analysis, text: str, located: Any) -> list[tuple[Any
 
 def assert_same(incremental: Analysis, full: Analysis) -> None:
     # Before anything reads the whole tree (which moves every item's nodes): one item moved.
-    assert under_cursors(incremental, incremental.text, incremental.at) == under_cursors(
-        full, full.text, lambda line, column: locate(full.root, line, column) if full.root else None
+    assert under_cursors(incremental.text, incremental.at) == under_cursors(
+        full.text, lambda line, column: locate(full.root, line, column) if full.root else None
     )
     assert [(p.code, p.message, p.span, p.data, p.related) for p in incremental.problems] == [
         (p.code, p.message, p.span, p.data, p.related) for p in full.problems
