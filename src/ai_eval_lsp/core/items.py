@@ -4,13 +4,13 @@ item, not the document (issue 20).
 A full analysis keeps, beside its result, a `Layout`: each item of the top-level `checks` or
 `cases` block list with the text it spans (from the start of its `- ` line to the next item's)
 and what was found in it: its parser problems, schema problems, own lints and summary facts.
-`read_item` reads one item again from its new text alone: libyaml is given a short stand-in for
-the document before the item that leaves its parser in the same state at the item's first line
-(blank lines up to it, the top-level mapping's first key and the list's first `-` where they
-are), then the item, then the next item's `-` (or the next top-level key). Lines and columns so
-come out as in the whole document; offsets differ by a constant. The caller then puts the
-document's result together again from the items' results: the same problems, in the same order,
-as a full analysis of the new text gives (`tests/test_incremental.py` compares them).
+An edit inside one item reads it again from its new text alone (`analysis.update`): libyaml is
+given a short stand-in for the document before the item that leaves its parser in the same state
+at the item's first line (blank lines up to it, the top-level mapping's first key and the list's
+first `-` where they are), then the item, then the next item's `-` (or the next top-level key).
+Lines and columns so come out as in the whole document; offsets differ by a constant. The
+document's result is then put together again from the items' results: the same problems, in the
+same order, as a full analysis of the new text gives (`tests/test_incremental.py` compares them).
 
 An item's nodes are shared by the analyses that follow, and are moved (in place) to where the
 analysis that reads its tree has them: `Layout.place`. Only one thread reads a document's
