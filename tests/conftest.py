@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,3 +150,45 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         relative = item.path.relative_to(tests).as_posix()
         if relative.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+def multisite(base: Path) -> Path:
+    """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
+    enables other_assistant (char_count); neither is `default`."""
+    site = base / "multi"
+    shutil.copytree(
+        ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval", "broken")
+    )
+    other = site / "web/modules/custom/other_assistant"
+    shutil.copytree(
+        site / "web/modules/custom/support_assistant",
+        other,
+        ignore=shutil.ignore_patterns("rubrics", "evals"),
+    )
+    for path in [*other.rglob("*.php"), *other.rglob("*.yml")]:
+        text = (
+            path.read_text()
+            .replace("support_assistant", "other_assistant")
+            .replace("word_count", "char_count")
+        )
+        path.write_text(text.replace("WordCount", "CharCount"))
+    for path in list(other.rglob("*support_assistant*")) + list(other.rglob("WordCount*")):
+        path.rename(
+            path.with_name(
+                path.name.replace("support_assistant", "other_assistant").replace("WordCount", "CharCount")
+            )
+        )
+    (site / "config/sync").rename(site / "config/alpha")
+    shutil.copytree(site / "config/alpha", site / "config/beta")
+    beta = site / "config/beta/core.extension.yml"
+    beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
+    for name in ("alpha", "beta"):
+        (site / "web/sites" / name).mkdir(parents=True)
+        (site / "web/sites" / name / "settings.php").write_text(
+            f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"
+        )
+    (site / "uses_both.rubric.yaml").write_text(
+        'id: both\nversion: "1.0"\nchecks:\n  - {kind: word_count, min: 1}\n  - {kind: char_count, min: 1}\n'
+        "scoring: {combine: all_pass}\n"
+    )
+    return site

@@ -262,11 +262,13 @@ def test_the_drupal_root_setting_names_the_root(tmp_path: Path) -> None:
         found = scan(SITE, setting)
         assert found is not None and found.root in (SITE.absolute() / "web", SITE.absolute() / "web/")
         assert [item.service_id for item in found.executors] == EXECUTOR_ORDER
+    outer = scan(SITE.parent, SITE.name)  # the site's composer project, its web root below it
+    assert outer is not None and outer.root == SITE.absolute() / "web"
     lost = scan(tmp_path, "nowhere")
     assert lost is not None and lost.modules == () and lost.executors == ()
     assert lost.notices[0] == (
         f"the setting `drupal.root` is `nowhere`, but {tmp_path / 'nowhere'} is not a folder; set it to the folder "
-        "that holds `core/lib/Drupal.php`, relative to the workspace folder"
+        "that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
     )
 
 

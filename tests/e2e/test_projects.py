@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from conftest import ROOT, without_test_plugins
+from conftest import ROOT, multisite, without_test_plugins
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -106,3 +106,34 @@ async def test_history_asked_right_after_initialize_waits_for_the_projects(
         types.ExecuteCommandParams("aiEval.history", [{"target": "support_tone"}])
     )
     assert [row["target_id"] for row in history["rows"]] == ["support_tone"]
+
+
+async def test_rubrics_beside_the_site_use_its_kinds_when_the_settings_file_names_it(
+    early: LanguageClient, tmp_path: Path
+) -> None:
+    """`evals/` beside `drupal/` belongs to the repository's project; its `ai-eval.toml` names the
+    site, and the server reads it as the CLI does."""
+    repo = monorepo(tmp_path)
+    (repo / "ai-eval.toml").write_text('drupal.root = "drupal"\n')
+    evals = repo / "evals"
+    evals.mkdir()
+    (evals / "length.rubric.yaml").write_text(
+        'id: length\nversion: "1.0"\nchecks:\n  - {kind: word_count, min: 1, max: 200}\nscoring: {combine: all_pass}\n'
+    )
+    await start(early, "visual_studio_code", [repo])
+    uri = await open_document(early, evals / "length.rubric.yaml")
+    assert await diagnostics(early, uri) == []
+
+
+async def test_hover_on_a_module_kind_names_the_site_read(early: LanguageClient, tmp_path: Path) -> None:
+    site = multisite(tmp_path)
+    (site / "ai-eval.toml").write_text('drupal.site = "beta"\n')
+    await start(early, "neovim", [site])
+    uri = await open_document(early, site / "uses_both.rubric.yaml")
+    await diagnostics(early, uri)
+    hover = await early.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(4, 12))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "module other_assistant" in hover.contents.value
+    assert "(site `beta` of alpha, beta)" in hover.contents.value
