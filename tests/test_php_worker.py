@@ -566,7 +566,7 @@ def test_php_older_than_8_1_is_unavailable_and_not_retried(
     runs = tmp_path / "runs"
     fake = tmp_path / "php"
     fake.write_text(
-        f'#!/bin/sh\necho run >> \'{runs}\'\nprintf \'\\002{{"php":"7.4.33","id":70433,"pid":%d}}\\n\' $$\n'
+        f'#!/bin/sh\necho run >> \'{runs}\'\nprintf \'\\002{{"method":"hello","params":{{"php":"7.4.33","id":70433,"pid":%d}}}}\\n\' $$\n'
     )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
