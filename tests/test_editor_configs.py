@@ -48,5 +48,9 @@ def test_the_lsp4ij_template_runs_the_server_for_yaml_files() -> None:
     folder = EDITORS / "jetbrains" / "lsp4ij"
     template = json.loads((folder / "template.json").read_text())
     assert template["programArgs"]["default"] == "ai-eval-lsp serve"
-    assert {"fileType": {"name": "YAML"}, "languageId": "yaml"} in template["fileTypeMappings"]
+    (yaml,) = [mapping for mapping in template["fileTypeMappings"] if mapping["languageId"] == "yaml"]
+    assert yaml["fileType"]["name"] == "YAML" and {"*.yaml", "*.yml"} <= set(yaml["fileType"]["patterns"])
     assert flattened(json.loads((folder / "settings.json").read_text())) <= SETTINGS
+    installer = json.loads((folder / "installer.json").read_text())
+    assert installer["check"]["exec"]["command"]["default"] == "which ai-eval-lsp"
+    assert installer["run"]["exec"]["command"] == "pipx install ai-eval-lsp"
