@@ -96,3 +96,12 @@ def test_a_mapping_file_that_is_not_xml_is_left_alone(site: Path, capsys: pytest
     assert main(["schema", "--jetbrains"]) == 2
     assert f"error: {mappings}: is not XML" in capsys.readouterr().err
     assert mappings.read_text() == "<project"
+
+
+def test_the_schema_goes_either_to_a_file_or_to_the_ide(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["schema", "-o", "x.json", "--jetbrains"])
+    assert exit_.value.code == 2
+    assert "not allowed with argument -o/--output" in capsys.readouterr().err

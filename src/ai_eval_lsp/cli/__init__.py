@@ -166,8 +166,9 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser(
         "schema", parents=[common], help="print the combined schema (core plus plugin kinds)"
     )
-    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
-    schema.add_argument(
+    destination = schema.add_mutually_exclusive_group()
+    destination.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    destination.add_argument(
         "--jetbrains",
         action="store_true",
         help="write it to the project's .idea/ with a jsonSchemas.xml mapping the rubric files to it "
