@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,3 +108,91 @@ def expectations(path: Path) -> list[Expected]:
 def project() -> Project:
     """The fixtures folder as a workspace, with the plugins installed in this environment."""
     return Project.load(FIXTURES)
+
+
+ROOTS = json.loads((FIXTURES / "roots.json").read_text())["cases"]
+
+
+def lay_out_roots(base: Path) -> dict[Path, Path | None]:
+    """The cases of `fixtures/roots.json` laid out under `base`: each probed path and its root
+    (None: no marker, the path's own folder). The Neovim plugin is tested against the same table."""
+    probes: dict[Path, Path | None] = {}
+    for name, case in ROOTS.items():
+        folder = base / name
+        for relative, text in case["files"].items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            if text is None:
+                (folder / relative).mkdir()
+            else:
+                (folder / relative).write_text(text)
+        probes[folder / case["path"]] = None if case["root"] is None else (folder / case["root"]).resolve()
+    return probes
+
+
+SLOW = (
+    "e2e/",
+    "test_vscode.py",
+    "test_neovim.py",
+    "test_ci_integrations.py",
+    "test_example.py",
+    "test_yaml_language_server.py",
+    "test_plugin_environments.py",
+    "test_parallel_runs.py",
+    "test_server_memory.py",
+    "test_php_worker.py",
+    "test_serve.py",
+    "test_release.py",
+    "test_emacs.py",
+)
+"""Test files that start real clients, servers, editors, PHP or installs: marked `slow`, so that
+`pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        relative = item.path.relative_to(tests).as_posix()
+        if relative.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+def multisite(base: Path) -> Path:
+    """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
+    enables other_assistant (char_count); neither is `default`."""
+    site = base / "multi"
+    shutil.copytree(
+        ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval", "broken")
+    )
+    other = site / "web/modules/custom/other_assistant"
+    shutil.copytree(
+        site / "web/modules/custom/support_assistant",
+        other,
+        ignore=shutil.ignore_patterns("rubrics", "evals"),
+    )
+    for path in [*other.rglob("*.php"), *other.rglob("*.yml")]:
+        text = (
+            path.read_text()
+            .replace("support_assistant", "other_assistant")
+            .replace("word_count", "char_count")
+        )
+        path.write_text(text.replace("WordCount", "CharCount"))
+    for path in list(other.rglob("*support_assistant*")) + list(other.rglob("WordCount*")):
+        path.rename(
+            path.with_name(
+                path.name.replace("support_assistant", "other_assistant").replace("WordCount", "CharCount")
+            )
+        )
+    (site / "config/sync").rename(site / "config/alpha")
+    shutil.copytree(site / "config/alpha", site / "config/beta")
+    beta = site / "config/beta/core.extension.yml"
+    beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
+    for name in ("alpha", "beta"):
+        (site / "web/sites" / name).mkdir(parents=True)
+        (site / "web/sites" / name / "settings.php").write_text(
+            f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"
+        )
+    (site / "uses_both.rubric.yaml").write_text(
+        'id: both\nversion: "1.0"\nchecks:\n  - {kind: word_count, min: 1}\n  - {kind: char_count, min: 1}\n'
+        "scoring: {combine: all_pass}\n"
+    )
+    return site

@@ -450,6 +450,20 @@ def test_action_check_fails_on_a_broken_rubric_with_sarif_and_summary(
     )
 
 
+def test_action_default_paths_check_a_drupal_site_one_folder_down_as_its_own_project(
+    action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
+) -> None:
+    """`paths: .` at a decoupled repository's root: the site in `drupal/` is its own project, so
+    its module's PHP kind is known (SPEC section 4)."""
+    runner = job(tmp_path, installed, {"frontend/package.json": '{"name": "frontend"}'})
+    example = Path(__file__).parent.parent / "examples" / "drupal-site"
+    shutil.copytree(example, runner.workspace / "drupal", ignore=shutil.ignore_patterns(".ai_eval", "broken"))
+    done = runner.run(action, "run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unknown-kind" not in done.stdout
+    assert "**check**: All checks passed: 4 files" in runner.summary
+
+
 def test_action_runs_cases_with_gates_and_diffs_against_previous_results(
     action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -109,7 +109,11 @@ def test_core_config_module_is_found_but_no_config_or_tests_folder_is_entered(si
     every = {module.name for module in (*site.modules, *site.uninstalled)}
     assert "node_test" not in every and "eval_constants_test" not in every
     looked_at = [path.relative_to(SITE.absolute()) for path in site.inputs]
-    assert not any({"tests", "install", "vendor"} & set(path.parts) for path in looked_at)
+    assert not any({"install", "vendor"} & set(path.parts) for path in looked_at)
+    # a tests folder is looked into only where test modules live, for the kinds they define
+    # (named in unknown-kind messages), and never in core
+    tested = [path.as_posix() for path in looked_at if "tests" in path.parts]
+    assert all("/tests/modules" in path and "core/" not in path for path in tested)
     # inside `src` only class files are read (and ai_eval's `src` looked for), never listed
     assert all(path.suffix == ".php" or path.name == "src" for path in looked_at if "src" in path.parts)
 
@@ -258,11 +262,13 @@ def test_the_drupal_root_setting_names_the_root(tmp_path: Path) -> None:
         found = scan(SITE, setting)
         assert found is not None and found.root in (SITE.absolute() / "web", SITE.absolute() / "web/")
         assert [item.service_id for item in found.executors] == EXECUTOR_ORDER
+    outer = scan(SITE.parent, SITE.name)  # the site's composer project, its web root below it
+    assert outer is not None and outer.root == SITE.absolute() / "web"
     lost = scan(tmp_path, "nowhere")
     assert lost is not None and lost.modules == () and lost.executors == ()
     assert lost.notices[0] == (
         f"the setting `drupal.root` is `nowhere`, but {tmp_path / 'nowhere'} is not a folder; set it to the folder "
-        "that holds `core/lib/Drupal.php`, relative to the workspace folder"
+        "that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
     )
 
 
@@ -424,8 +430,8 @@ def test_an_export_listing_modules_the_codebase_lacks(copy_of: Callable[[Path], 
     edit(root / "config/sync/core.extension.yml", "  node: 0\n", "  node: 0\n  pathauto: 0\n  token: 0\n")
     found = scan(root)
     assert found is not None and found.notices == (
-        "core.extension.yml lists modules that are not in the codebase: pathauto, token; their kinds are unknown "
-        "until they are (`composer install`)",
+        "2 modules are listed in core.extension.yml but not in the codebase (pathauto, token); "
+        "`composer install` brings them, and their kinds are unknown until then",
     )
 
 
@@ -447,9 +453,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     ran: list[Path] = []
     real = codebase._discover
 
-    def counting(folder: Path, drupal_root: str | None, reads: Any) -> Codebase | None:
+    def counting(folder: Path, drupal_root: str | None, reads: Any, site: str | None) -> Codebase | None:
         ran.append(folder)
-        return real(folder, drupal_root, reads)
+        return real(folder, drupal_root, reads, site)
 
     monkeypatch.setattr(codebase, "_discover", counting)
     yield ran
@@ -471,7 +477,7 @@ def test_a_warm_start_returns_what_the_cold_one_found(
     assert warm == cold and warm is not None
     assert warm.to_json() == scan(root).to_json()  # type: ignore[union-attr]
     assert [path.name for path in (tmp_path / "cache").iterdir()] == [
-        f"{cache.key(str(root.resolve()), '')}.json"
+        f"{cache.key(str(root.resolve()), '', '')}.json"
     ]
 
 

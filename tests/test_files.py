@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import lay_out_roots
 from contract import ROLE_GLOBS, ROLE_TABLE
 
 from ai_eval_lsp.disk.files import walk
@@ -62,7 +63,13 @@ def test_the_root_is_the_nearest_folder_with_a_marker(
     else:
         (tmp_path / "project" / marker).write_text(content)
     (deep / "x.rubric.yaml").write_text("")
-    assert project_root(deep / "x.rubric.yaml") == (tmp_path / "project").resolve()
+    assert project_root(deep / "x.rubric.yaml").folder == (tmp_path / "project").resolve()
+
+
+def test_the_roots_table_holds_for_the_cli_and_the_server(tmp_path: Path) -> None:
+    for path, expected in lay_out_roots(tmp_path).items():
+        found = project_root(path)
+        assert (found.folder, found.marked) == ((expected, True) if expected else (path.parent, False)), path
 
 
 def test_a_drupal_modules_own_composer_json_is_no_root(tmp_path: Path) -> None:
@@ -70,13 +77,13 @@ def test_a_drupal_modules_own_composer_json_is_no_root(tmp_path: Path) -> None:
     (module / "rubrics").mkdir(parents=True)
     (tmp_path / "site" / "composer.json").write_text(json.dumps({"type": "project"}))
     (module / "composer.json").write_text(json.dumps({"type": "drupal-module"}))
-    assert project_root(module / "rubrics" / "r.yaml") == (tmp_path / "site").resolve()
+    assert project_root(module / "rubrics" / "r.yaml").folder == (tmp_path / "site").resolve()
 
 
 def test_without_a_marker_the_root_is_the_paths_own_folder(tmp_path: Path) -> None:
     (tmp_path / "loose").mkdir()
-    assert project_root(tmp_path / "loose" / "r.rubric.yaml") == (tmp_path / "loose").resolve()
-    assert project_root(tmp_path / "loose") == (tmp_path / "loose").resolve()
+    assert project_root(tmp_path / "loose" / "r.rubric.yaml").folder == (tmp_path / "loose").resolve()
+    assert project_root(tmp_path / "loose").folder == (tmp_path / "loose").resolve()
 
 
 def test_a_marker_in_the_home_folder_makes_no_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,8 +92,8 @@ def test_a_marker_in_the_home_folder_makes_no_root(tmp_path: Path, monkeypatch: 
     (home / ".git").mkdir(parents=True)
     (home / "notes").mkdir()
     monkeypatch.setenv("HOME", str(home))
-    assert project_root(home / "notes" / "r.rubric.yaml") == (home / "notes").resolve()
-    assert project_root(home / "r.rubric.yaml") == home.resolve()
+    assert project_root(home / "notes" / "r.rubric.yaml").folder == (home / "notes").resolve()
+    assert project_root(home / "r.rubric.yaml").folder == home.resolve()
 
 
 def test_a_project_rooted_at_home_indexes_its_own_folder_only(
@@ -101,9 +108,9 @@ def test_a_project_rooted_at_home_indexes_its_own_folder_only(
     )
     (home / "near.rubric.yaml").write_text(rubric.format("near"))
     (home / "deep" / "far.rubric.yaml").write_text(rubric.format("far"))
-    project = Project.load(project_root(home / "near.rubric.yaml"))
+    project = Project.load(project_root(home / "near.rubric.yaml").folder)
     assert sorted(project.index({}).rubrics.by_path) == ["near.rubric.yaml"]
-    deep = Project.load(project_root(home / "deep" / "far.rubric.yaml"))
+    deep = Project.load(project_root(home / "deep" / "far.rubric.yaml").folder)
     assert sorted(deep.index({}).rubrics.by_path) == ["far.rubric.yaml"]
 
 

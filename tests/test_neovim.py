@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, without_test_plugins
+from conftest import FIXTURES, lay_out_roots, without_test_plugins
 
 REPO = Path(__file__).resolve().parent.parent
 HARNESS = Path(__file__).parent / "neovim" / "harness.lua"
@@ -99,18 +99,11 @@ def _probes(tmp: Path) -> dict[str, str | None]:
     home = tmp / "home"
     (home / ".git").mkdir(parents=True)  # a dotfiles repository
     _write(home / "notes.rubric.yaml", "id: notes\nversion: 1.0\n")
-    _write(probes / "pyproject" / "pyproject.toml", "[tool.ai-eval]\nrubricGlobs = []\n")
-    _write(probes / "plain_pyproject" / "pyproject.toml", '[project]\nname = "x"\n')
-    _write(probes / "toml" / "ai-eval.toml", "")
-    _write(probes / "drupal_project" / "composer.json", '{"type": "drupal-project"}')
-    _write(probes / "drupal_project" / "themes" / "t" / "composer.json", '{"type": "drupal-theme"}')
-    _write(probes / "unreadable_composer" / "composer.json", "{not json")
+    table = {
+        str(path): str(root) if root else str(path.parent) for path, root in lay_out_roots(probes).items()
+    }
     return {
-        str(probes / "pyproject" / "evals" / "a.yaml"): str(probes / "pyproject"),
-        str(probes / "plain_pyproject" / "evals" / "a.yaml"): str(probes / "plain_pyproject" / "evals"),
-        str(probes / "toml" / "a" / "b" / "c.yaml"): str(probes / "toml"),
-        str(probes / "drupal_project" / "themes" / "t" / "a.yaml"): str(probes / "drupal_project"),
-        str(probes / "unreadable_composer" / "a.yaml"): str(probes / "unreadable_composer"),
+        **table,
         str(home / "projects" / "x" / "a.yaml"): str(home / "projects" / "x"),  # never the home folder
         str(home / "notes.yaml"): None,  # right in the home folder: no root, nothing walked
     }

@@ -1,7 +1,7 @@
 -- The project root of a file, found as the CLI finds it (SPEC section 5), so the editor and CI
 -- see the same project: the nearest ancestor holding `ai-eval.toml`, a `pyproject.toml` with a
--- `[tool.ai-eval]` table, a `composer.json` (not a Drupal module's own) or `.git`; else the
--- file's own folder. `/` and the home folder are never roots: the server walks its workspace
+-- `[tool.ai-eval]` table, a `composer.json` (not a Drupal module's own) or `.git`, and no Drupal
+-- module's `*.info.yml`; else the file's own folder. `/` and the home folder are never roots: the server walks its workspace
 -- folders, and a dotfiles `.git` in the home folder must not make it walk the whole home.
 local M = {}
 
@@ -24,16 +24,35 @@ local function exists(path)
   return uv.fs_stat(path) ~= nil
 end
 
--- `[tool.ai-eval]`, a sub-table of it, or the quoted spelling `[tool."ai-eval"]`: each means the
--- table exists, as Python's tomllib would read it.
+-- Whether pyproject.toml has a `tool.ai-eval` table, as Python's tomllib would read it: a
+-- `[tool.ai-eval]` header (or a sub-table, or the quoted `"ai-eval"`), an `ai-eval` key (dotted or
+-- inline) in the `[tool]` table, or a top-level `tool.ai-eval...` dotted key. Comments are skipped.
+-- The cases are tests/fixtures/roots.json, which the CLI is tested against too.
+local AI_EVAL = '"?ai%-eval"?'
 local function has_ai_eval_table(path)
   local text = read(path)
   if not text then
     return false
   end
+  local table_name = ""
   for line in text:gmatch("[^\r\n]+") do
-    if line:match('^%s*%[%s*tool%s*%.%s*"?ai%-eval"?%s*[%].]') then
-      return true
+    local header = line:match("^%s*%[%s*([^%]]-)%s*%]")
+    if header then
+      table_name = header:gsub("%s", "")
+      if table_name:match("^tool%." .. AI_EVAL .. "$") or table_name:match("^tool%." .. AI_EVAL .. "%.") then
+        return true
+      end
+    elseif not line:match("^%s*#") then
+      local key = line:match("^%s*([^=]-)%s*=")
+      if key then
+        key = key:gsub("%s", "")
+        if table_name == "tool" and (key:match("^" .. AI_EVAL .. "$") or key:match("^" .. AI_EVAL .. "%.")) then
+          return true
+        end
+        if table_name == "" and key:match("^tool%." .. AI_EVAL .. "[%.]?") then
+          return true
+        end
+      end
     end
   end
   return false
@@ -55,15 +74,26 @@ local function composer_project(path)
   return not (type(kind) == "string" and kind:sub(1, 7) == "drupal-" and kind ~= "drupal-project")
 end
 
---- Whether a folder holds one of the markers.
+-- Whether a folder holds a Drupal module's `<name>.info.yml` (`type: module`): such a folder is
+-- never a root, whatever else it holds, so a module checked out with its own `.git` stays part of
+-- its site.
+local function holds_module(dir)
+  for _, info in ipairs(vim.fn.glob(dir .. "/*.info.yml", false, true)) do
+    local text = read(info)
+    if text and (text:match("\ntype:%s*['\"]?module['\"]?%s*[\r\n#]") or text:match("^type:%s*['\"]?module")) then
+      return true
+    end
+  end
+  return false
+end
+
+--- Whether a folder holds one of the markers (and no Drupal module).
 function M.is_root(dir)
-  if exists(dir .. "/ai-eval.toml") or exists(dir .. "/.git") then
-    return true
-  end
-  if composer_project(dir .. "/composer.json") then
-    return true
-  end
-  return has_ai_eval_table(dir .. "/pyproject.toml")
+  local marked = exists(dir .. "/ai-eval.toml")
+    or exists(dir .. "/.git")
+    or composer_project(dir .. "/composer.json")
+    or has_ai_eval_table(dir .. "/pyproject.toml")
+  return marked and not holds_module(dir)
 end
 
 local function strip(dir)

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,13 +27,15 @@ from ai_eval_lsp.cli.results import (
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Problem, Severity
 from ai_eval_lsp.core.workspace import Role
-from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.disk.files import Found
+from ai_eval_lsp.disk.roots import Root, project_root
 from ai_eval_lsp.disk.settings import SettingsFileError
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.project.registry import PhpPlugin
 
 if TYPE_CHECKING:
     from ai_eval_lsp.core.compare import CaseRecord, Diff
+    from ai_eval_lsp.drupal.codebase import Codebase
     from ai_eval_lsp.runs.store import ResultStore
 
 T = TypeVar("T")
@@ -105,26 +107,43 @@ class UsageError(Exception):
 
 
 class Projects:
-    """The project of each path a command is given: `--root`, else the path's own project root
-    (SPEC section 5). Each is loaded once, and its setting problems are printed once."""
+    """The project of each path a command is given: `--root` (one project holds everything),
+    else the path's own project root (SPEC sections 4 and 5). Each is loaded once, and its setting
+    problems are printed once."""
 
     def __init__(self, root: Path | None) -> None:
         self.root = root
         self.loaded: dict[Path, Project] = {}
 
     def of(self, path: Path) -> Project:
-        root = (self.root or project_root(path)).resolve()
-        if root not in self.loaded:
+        root = Root(self.root.resolve(), marked=True) if self.root else project_root(path)
+        if root.folder not in self.loaded:
             try:
-                project = Project.load(root, strict_settings=True)
+                project = Project.load(
+                    root.folder,
+                    strict_settings=True,
+                    rubrics_folder=root.rubrics_folder,
+                    alone=self.root is not None,
+                )
             except SettingsFileError as err:  # CI must not pass on defaults it was not given
                 raise UsageError(str(err)) from None
             for problem in project.setting_problems:
                 print(f"warning: {problem}", file=sys.stderr)
             for notice in project.registry.notices():
                 print(f"note: {notice}", file=sys.stderr)
-            self.loaded[root] = project
-        return self.loaded[root]
+            self.loaded[root.folder] = project
+        return self.loaded[root.folder]
+
+    def walk(self, folder: Path) -> Iterator[tuple[Project, Found]]:
+        """The rubric and cases files below a folder, each with its own project: the walk of the
+        folder's project leaves the projects nested in it to their own walks."""
+        pending = [(self.of(folder), folder)]
+        while pending:
+            project, below = pending.pop(0)
+            nested: list[Path] = []
+            for found in project.walk(below, nested=nested):
+                yield project, found
+            pending += [(self.of(root), root) for root in nested]
 
     def here(self) -> Project:
         """The project of the current folder, for commands that name no path (never walked)."""
@@ -275,25 +294,27 @@ def _check(projects: Projects, args: argparse.Namespace) -> int:
         if not path.exists():
             print(f"error: {name}: no such file or folder", file=sys.stderr)
             return EXIT_USAGE
-        project = projects.of(path)
         if path.is_dir():
-            walked = [(found.path, found.role) for found in project.walk(path)]
+            walked = list(projects.walk(path))
             if not walked:
                 print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
-        else:
-            # A file named on the command line is checked, as a rubric unless it is a cases file;
-            # with --skip-other-files only when the rules make it a rubric or cases file.
-            role = project.role(path)
-            if role is None and args.skip_other_files:
-                continue
-            walked = [(path, role or "rubric")]
-        targets.setdefault(project.root, []).extend(walked)
+            for project, file in walked:
+                targets.setdefault(project.root, []).append((file.path, file.role))
+            continue
+        # A file named on the command line is checked, as a rubric unless it is a cases file; with
+        # --skip-other-files only when the rules make it a rubric or cases file.
+        project = projects.of(path)
+        role = project.role(path)
+        if role is None and args.skip_other_files:
+            continue
+        targets.setdefault(project.root, []).append((path, role or "rubric"))
     if not targets and args.skip_other_files and args.format in ("text", "github"):
         return EXIT_CLEAN  # pre-commit passes every changed YAML file, and most YAML is not ours
 
     found: list[FileProblem] = []
     checked = 0
-    for root, files in targets.items():
+    for root, given in targets.items():
+        files = list(dict.fromkeys(given))  # a file named twice, or walked and named, is one
         project = projects.loaded[root]
         for problem in project.registry.problems():
             print(f"warning: {problem}", file=sys.stderr)
@@ -554,6 +575,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
             "php": php,
             "phpRuntime": runtime,
             "fragments": fragments,
+            "site": codebase.site if (codebase := registry.codebase) else None,
             "notices": registry.notices(),
             "problems": registry.problems(),
         }
@@ -579,7 +601,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     if codebase is None:
         print(f"No Drupal codebase in {project.root} (name another with --root DIR, or `drupal.root`).")
     else:
-        print(f"\nDrupal codebase {codebase.root}: {count(len(php), 'PHP executor')}")
+        print(f"\nDrupal codebase {codebase.root}{_site_read(codebase)}: {count(len(php), 'PHP executor')}")
     if runtime is not None:
         print(f"  PHP: {runtime.get('version') or runtime['unavailable']}")
     for row in php:
@@ -606,6 +628,13 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
     for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")
     return EXIT_CLEAN
+
+
+def _site_read(codebase: Codebase) -> str:
+    """Which site of a multisite codebase was read; nothing for a codebase of one site."""
+    if len(codebase.sites) < 2:
+        return ""
+    return f", site {codebase.site} (of {', '.join(codebase.sites)})"
 
 
 def _php_runtime(project: Project) -> dict[str, str] | None:

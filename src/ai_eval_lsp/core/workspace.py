@@ -45,10 +45,14 @@ def matches_any(relative_path: str, globs: Iterable[str]) -> bool:
 
 
 def classify_by_name(
-    relative_path: str, rubric_globs: Sequence[str] = (), cases_globs: Sequence[str] = ()
+    relative_path: str,
+    rubric_globs: Sequence[str] = (),
+    cases_globs: Sequence[str] = (),
+    rubrics_root: bool = False,
 ) -> Role | Literal["head"] | None:
     """The role a path has by its name alone, "head" when only its first lines can tell (a YAML
-    file that might carry the modeline), or None when it is no rubric or cases file.
+    file that might carry the modeline), or None when it is no rubric or cases file. With
+    `rubrics_root`, the folder the path is relative to counts as a `rubrics` folder.
 
     Plain string work: a walk asks this of every file of a 30,000-file tree."""
     folders, _, name = relative_path.rpartition("/")
@@ -58,7 +62,7 @@ def classify_by_name(
         return "rubric"
     if not name.endswith(YAML_SUFFIXES):
         return None
-    if "rubrics" in folders.split("/"):
+    if rubrics_root or "rubrics" in folders.split("/"):
         return "rubric"
     return "head"
 
@@ -68,9 +72,10 @@ def classify(
     head: str,
     rubric_globs: Sequence[str] = (),
     cases_globs: Sequence[str] = (),
+    rubrics_root: bool = False,
 ) -> Role | None:
     """The role of a file by SPEC section 2; `head` is its first lines, for the modeline."""
-    by_name = classify_by_name(relative_path, rubric_globs, cases_globs)
+    by_name = classify_by_name(relative_path, rubric_globs, cases_globs, rubrics_root)
     if by_name == "head":
         return "rubric" if has_modeline(head) else None
     return by_name

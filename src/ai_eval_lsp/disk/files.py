@@ -17,6 +17,7 @@ from typing import Any
 
 from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
 from ai_eval_lsp.disk import cache
+from ai_eval_lsp.disk.roots import is_project_root, marker_files
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
 """Never walked (nor hidden folders), unless a glob names them: dependencies, not the user's files."""
@@ -40,15 +41,20 @@ def walk(
     skip: Iterable[Path] = (),
     recursive: bool = True,
     remember: bool = True,
+    rubrics_root: bool = False,
+    nested: list[Path] | None = None,
 ) -> Iterator[Found]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
     files by name, then its folders by name (unless not `recursive`); the folders in `skip` are
-    left out. Paths are relative to `root`. With `remember`, what the walk learns of each folder
-    is kept for the next walk of the root (`WalkMemory`)."""
+    left out. Paths are relative to `root`. A folder below the start that is a project root of
+    its own is another project's: it is left out, and added to `nested` when that is given (None:
+    the walk does not look for projects, one root holds everything). With `rubrics_root`, the root
+    counts as a `rubrics` folder. With `remember`, what the walk learns of each folder is kept for
+    the next walk of the root (`WalkMemory`)."""
     globs = [*rubric_globs, *cases_globs]
     skipped = {str(path) for path in skip}
     named = _named_folders(globs)
-    memory = WalkMemory(root, rubric_globs, cases_globs) if remember else None
+    memory = WalkMemory(root, rubric_globs, cases_globs, rubrics_root) if remember else None
     started = time.time_ns()
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
@@ -57,11 +63,14 @@ def walk(
         folder, relative = pending.pop()
         listing = memory.recall(folder, relative, started) if memory else None
         if listing is None:
-            listing = _list(folder, relative, rubric_globs, cases_globs, named, started)
+            listing = _list(folder, relative, rubric_globs, cases_globs, named, started, rubrics_root)
             if listing is None:
                 continue  # unreadable or gone: nothing in it to check
             if memory:
                 memory.learn(relative, listing)
+        if nested is not None and listing.root and folder != str(start):
+            nested.append(Path(folder))
+            continue
         for name, role in listing.found():
             yield Found(Path(folder, name), relative + name, role)
         if recursive:
@@ -85,6 +94,10 @@ class Listing:
     named: list[tuple[str, Role]]
     heads: list[tuple[str, int, int, bool]]
     """(name, mtime in ns, size, has the modeline) of each file the walk read the head of."""
+    markers: list[tuple[str, int, int]]
+    """(name, mtime in ns, size) of each file `root` was decided by."""
+    root: bool
+    """Whether the folder is a project root (`roots.is_project_root`)."""
 
     def found(self) -> list[tuple[str, Role]]:
         return sorted([*self.named, *((name, "rubric") for name, _, _, rubric in self.heads if rubric)])
@@ -101,9 +114,12 @@ class WalkMemory:
     again, and a head whose file has not changed (mtime and size) is not read again: a warm walk
     of a 30,000-file codebase stats its folders and its undecided YAML files, and opens none."""
 
-    def __init__(self, root: Path, rubric_globs: Sequence[str], cases_globs: Sequence[str]) -> None:
+    def __init__(
+        self, root: Path, rubric_globs: Sequence[str], cases_globs: Sequence[str], rubrics_root: bool = False
+    ) -> None:
         self.folder = cache.default_folder("walk")
-        self.entry = cache.key("walk", str(root), json.dumps([list(rubric_globs), list(cases_globs)]))
+        globs = json.dumps([list(rubric_globs), list(cases_globs), rubrics_root])
+        self.entry = cache.key("walk", str(root), globs)
         stored = cache.load(self.folder, self.entry)
         self.listings: dict[str, Any] = stored if isinstance(stored, dict) else {}
         self.visited: set[str] = set()
@@ -117,16 +133,27 @@ class WalkMemory:
         if not isinstance(stored, list):
             return None
         try:
-            mtime, listed, folders, named, heads = stored
-            listing = Listing(mtime, listed, folders, [tuple(n) for n in named], [tuple(h) for h in heads])
+            mtime, listed, folders, named, heads, markers, root = stored
+            listing = Listing(
+                mtime,
+                listed,
+                folders,
+                [tuple(n) for n in named],
+                [tuple(h) for h in heads],
+                [tuple(m) for m in markers],
+                bool(root),
+            )
             now = os.stat(folder).st_mtime_ns
         except (OSError, TypeError, ValueError):
             return None
         if now != listing.mtime or now >= listing.listed - RACY_NS:
             return None
         current = [_head(folder, head, listing.listed) for head in listing.heads]
-        if current != listing.heads:
+        stamps = _stamps(folder, [name for name, _, _ in listing.markers])
+        if current != listing.heads or stamps != listing.markers:
             listing.heads = [head for head in current if head is not None]
+            if stamps != listing.markers:
+                listing.markers, listing.root = stamps, is_project_root(Path(folder))
             listing.listed = started
             self.learn(relative, listing)
         return listing
@@ -139,6 +166,8 @@ class WalkMemory:
             listing.folders,
             listing.named,
             listing.heads,
+            listing.markers,
+            listing.root,
         ]
         self.changed = True
 
@@ -174,18 +203,21 @@ def _list(
     cases_globs: Sequence[str],
     named_folders: frozenset[str],
     started: int,
+    rubrics_root: bool,
 ) -> Listing | None:
     """A folder listed anew: by name wherever the name decides, by the head of YAML files where
-    it does not."""
+    it does not; and whether it is a project root."""
     globs = [*rubric_globs, *cases_globs]
     folders: list[str] = []
     named: list[tuple[str, Role]] = []
     heads: list[tuple[str, int, int, bool]] = []
+    names: list[str] = []
     try:
         mtime = os.stat(folder).st_mtime_ns  # before listing: a change meanwhile is seen next time
         with os.scandir(folder) as scan:
             for entry in scan:
                 name = entry.name
+                names.append(name)
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         if _walked(name, named_folders):
@@ -195,7 +227,7 @@ def _list(
                     continue
                 if not globs and not name.endswith(YAML_SUFFIXES):
                     continue  # by far most files: settled by the name alone
-                role = classify_by_name(relative + name, rubric_globs, cases_globs)
+                role = classify_by_name(relative + name, rubric_globs, cases_globs, rubrics_root)
                 if role == "head":
                     try:
                         status = entry.stat()
@@ -208,7 +240,21 @@ def _list(
                     named.append((name, role))
     except OSError:
         return None
-    return Listing(mtime, started, sorted(folders), sorted(named), sorted(heads))
+    markers = _stamps(folder, marker_files(folder, names))
+    root = is_project_root(Path(folder), names)
+    return Listing(mtime, started, sorted(folders), sorted(named), sorted(heads), markers, root)
+
+
+def _stamps(folder: str, names: Sequence[str]) -> list[tuple[str, int, int]]:
+    """(name, mtime in ns, size) of each file that still exists."""
+    stamps = []
+    for name in names:
+        try:
+            status = os.stat(os.path.join(folder, name))
+        except OSError:
+            continue
+        stamps.append((name, status.st_mtime_ns, status.st_size))
+    return stamps
 
 
 def excluded(relative: str, globs: Sequence[str]) -> bool:

@@ -30,7 +30,10 @@ class Settings:
     export_envelope_on_complete: bool = False
     run_timeout_seconds: float = 10.0
     drupal_root: str = ""
-    """The Drupal codebase's root, relative to the workspace folder; empty: found on its own."""
+    """The Drupal codebase's root, relative to the project root; empty: found on its own."""
+    drupal_site: str = ""
+    """The site of a multisite codebase whose configuration is read; empty: `default`, else the
+    only one, else the first by name."""
     php_command: tuple[str, ...] = field(default=("php",), metadata={"command": True})
     """How to start PHP 8.1+: `php`, or a wrapper such as `ddev exec php`."""
     php_run: bool = True
@@ -40,6 +43,18 @@ class Settings:
     def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """What decides which files are rubric and cases files, besides the default rules."""
         return self.rubric_globs, self.cases_globs
+
+    def overlaid(self, editor: Settings) -> Settings:
+        """These settings (a project's files') with the editor's on top, where the editor's
+        differ from the defaults: an editor sends every key, defaulted, so only a value set
+        there can be told from one it merely defaults."""
+        defaults = Settings()
+        changed = {
+            f.name: getattr(editor, f.name)
+            for f in fields(self)
+            if getattr(editor, f.name) != getattr(defaults, f.name)
+        }
+        return replace(self, **changed)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:

@@ -7,9 +7,14 @@ executors, read from the files alone (SPEC 4, "Drupal codebases"). Nothing here 
 - Modules are found as Drupal's ExtensionDiscovery finds them: in `profiles/`, `modules/` and
   `themes/` of `core/`, the root, `sites/all/` and `sites/default/`, later places overriding
   earlier ones, never inside the folders Drupal skips (`src`, `tests`, `vendor`, `config`, ...).
-- Installed modules are those `core.extension.yml` lists (in the config sync folder named in
-  `settings.php`, else `config/sync` or `../config/sync`), in its order: weight, then name.
-  Without an export every module found counts, and a notice says so.
+- A multisite codebase has a `sites/<site>/settings.php` per site; one site is read: the one the
+  `drupal.site` setting names, else `default`, else the only one, else the first by name (with a
+  notice saying which and how to choose). Its own `sites/<site>/modules` count.
+- Installed modules are those the site's `core.extension.yml` lists (in the config sync folder
+  named in its `settings.php`, else `config/sync` or `../config/sync`), in its order: weight, then
+  name. Without an export every module found counts, and a notice says so.
+- A kind defined by a module present but not enabled, or by a test module (`tests/modules/*` of a
+  module outside core), is dormant: `unknown-kind` as on the site, with a message naming it.
 - Executors are the services tagged `ai_eval.check_executor` in the installed modules'
   `*.services.yml`, in the order of the site's tagged collection: priority (higher first), module
   order, order in the file; each class is read statically by `phpread`.
@@ -34,6 +39,8 @@ EXECUTOR_TAG = "ai_eval.check_executor"
 WEB_ROOTS = ("web", "docroot", "html", "public")
 CORE_PACKAGES = ("drupal/core", "drupal/core-recommended")
 EXTENSION_FOLDERS = ("profiles", "modules", "themes")
+NAMES_SHOWN = 5
+"""Module names a notice lists before "and N more": a site's export lists hundreds."""
 SKIPPED_FOLDERS = frozenset(
     # RecursiveExtensionFilterCallback's list, `tests` (Drupal skips them outside test runs) and the
     # `file_scan_ignore_directories` of Drupal's default settings
@@ -91,6 +98,18 @@ class PhpExecutor:
 
 
 @dataclass(frozen=True, slots=True)
+class DormantKind:
+    """A kind a module of the codebase defines, though the site never runs it."""
+
+    kind: str
+    module: str
+    where: str
+    """`file:line` of the class (else of its service), as messages show it."""
+    test_module: bool
+    """The module is a test module (under `tests/`), which a site never enables."""
+
+
+@dataclass(frozen=True, slots=True)
 class Codebase:
     """What discovery found in a workspace folder; `to_json` and `from_json` carry it through the cache."""
 
@@ -116,6 +135,12 @@ class Codebase:
     """Things to tell the user once (no configuration export, unreadable services files, ...)."""
     inputs: tuple[Path, ...]
     """Every file and folder discovery looked at, found or not: a change to one means discovering again."""
+    site: str = "default"
+    """The site whose settings and configuration were read."""
+    sites: tuple[str, ...] = ()
+    """Every site of the codebase (`sites/<site>/settings.php`), by name."""
+    dormant: tuple[DormantKind, ...] = ()
+    """Kinds defined by modules the site does not enable (or test modules)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +155,9 @@ class Codebase:
             "ai_eval_src": _path_json(self.ai_eval_src),
             "notices": list(self.notices),
             "inputs": [str(path) for path in self.inputs],
+            "site": self.site,
+            "sites": list(self.sites),
+            "dormant": [[d.kind, d.module, d.where, d.test_module] for d in self.dormant],
         }
 
     @classmethod
@@ -146,14 +174,20 @@ class Codebase:
             ai_eval_src=_path_from(data["ai_eval_src"]),
             notices=tuple(data["notices"]),
             inputs=tuple(Path(path) for path in data["inputs"]),
+            site=data["site"],
+            sites=tuple(data["sites"]),
+            dormant=tuple(DormantKind(*entry) for entry in data["dormant"]),
         )
 
 
-def discover(folder: Path, drupal_root: str | None = None, cache_dir: Path | None = None) -> Codebase | None:
-    """The Drupal codebase of a workspace folder, None when it is none; from the cache in
-    `cache_dir` (default `cache.default_folder("drupal")`) when nothing it was read from changed."""
+def discover(
+    folder: Path, drupal_root: str | None = None, cache_dir: Path | None = None, site: str | None = None
+) -> Codebase | None:
+    """The Drupal codebase of a project folder, None when it is none; from the cache in
+    `cache_dir` (default `cache.default_folder("drupal")`) when nothing it was read from changed.
+    `site` names the site of a multisite codebase to read (`drupal.site`)."""
     directory = cache_dir if cache_dir is not None else cache.default_folder("drupal")
-    entry = cache.key(str(folder.resolve()), drupal_root or "")
+    entry = cache.key(str(folder.resolve()), drupal_root or "", site or "")
     stored = cache.load(directory, entry)
     if stored is not None:
         try:
@@ -161,15 +195,15 @@ def discover(folder: Path, drupal_root: str | None = None, cache_dir: Path | Non
         except (KeyError, TypeError, ValueError, AttributeError):
             pass  # an entry of another shape: discover again and replace it
     reads = _Reads()
-    codebase = _discover(folder.absolute(), drupal_root, reads)
+    codebase = _discover(folder.absolute(), drupal_root, reads, site)
     if codebase is not None:
         cache.store(directory, entry, codebase.to_json(), reads.stamps)
     return codebase
 
 
-def scan(folder: Path, drupal_root: str | None = None) -> Codebase | None:
+def scan(folder: Path, drupal_root: str | None = None, site: str | None = None) -> Codebase | None:
     """Like `discover`, without the cache."""
-    return _discover(folder.absolute(), drupal_root, _Reads())
+    return _discover(folder.absolute(), drupal_root, _Reads(), site)
 
 
 # --- reading the file system -------------------------------------------------------------------
@@ -235,28 +269,31 @@ class _Extension:
     origin: int
 
 
-def _discover(folder: Path, drupal_root: str | None, reads: _Reads) -> Codebase | None:
+def _discover(
+    folder: Path, drupal_root: str | None, reads: _Reads, wanted_site: str | None
+) -> Codebase | None:
     notices: list[str] = []
-    composer = _composer(folder, reads)
-    composer_roots = _composer_roots(folder, composer)
-    if drupal_root:
-        root = Path(os.path.normpath(folder / drupal_root))
-        named_drupal = True
-        if not reads.is_dir(root):
-            notices.append(
-                f"the setting `drupal.root` is `{drupal_root}`, but {root} is not a folder; "
-                "set it to the folder that holds `core/lib/Drupal.php`, relative to the workspace folder"
-            )
-    else:
-        candidates = dict.fromkeys([*composer_roots, folder, *(folder / name for name in WEB_ROOTS)])
-        marked = next((path for path in candidates if reads.is_file(path / "core/lib/Drupal.php")), None)
-        named_drupal = marked is not None or _requires_core(composer)
-        root = marked or next((path for path in composer_roots if reads.is_dir(path)), folder)
-    extensions = _extensions(root, reads)
+    # `drupal.root` names the codebase: its Drupal root, or its composer project with the web
+    # root below it, found as in a project folder
+    base = Path(os.path.normpath(folder / drupal_root)) if drupal_root else folder
+    if drupal_root and not reads.is_dir(base):
+        notices.append(
+            f"the setting `drupal.root` is `{drupal_root}`, but {base} is not a folder; set it to the "
+            "folder that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
+        )
+    composer = _composer(base, reads)
+    composer_roots = _composer_roots(base, composer)
+    candidates = dict.fromkeys([*composer_roots, base, *(base / name for name in WEB_ROOTS)])
+    marked = next((path for path in candidates if reads.is_file(path / "core/lib/Drupal.php")), None)
+    named_drupal = bool(drupal_root) or marked is not None or _requires_core(composer)
+    root = marked or next((path for path in composer_roots if reads.is_dir(path)), base)
+    sites = _sites(root, reads)
+    site = _site(sites, wanted_site, notices)
+    extensions = _extensions(root, site, reads)
     if not named_drupal and not any(extension.type == "module" for extension in extensions.values()):
         return None
 
-    export = _core_extension(folder, root, reads, notices)
+    export = _core_extension(folder, root, site, reads, notices)
     modules, uninstalled = _installed(extensions, export, notices)
     ai_eval = extensions.get("ai_eval")
     autoload = {f"Drupal\\{module.name}\\": module.folder / "src" for module in modules}
@@ -269,6 +306,8 @@ def _discover(folder: Path, drupal_root: str | None, reads: _Reads) -> Codebase 
     sources = PhpSources(autoload, reads.read, display)
     elsewhere = {f"Drupal\\{module.name}\\": module.name for module in uninstalled}
     executors = _executors(modules, sources, elsewhere, reads, notices, display)
+    tests = _test_modules([*modules, *uninstalled], root, reads)
+    dormant = _dormant(uninstalled, tests, reads, display)
     return Codebase(
         folder=folder,
         root=root,
@@ -281,6 +320,9 @@ def _discover(folder: Path, drupal_root: str | None, reads: _Reads) -> Codebase 
         ai_eval_src=(ai_eval.folder / "src") if ai_eval and reads.is_dir(ai_eval.folder / "src") else None,
         notices=tuple(notices),
         inputs=tuple(Path(path) for path in reads.stamps),
+        site=site,
+        sites=tuple(sites),
+        dormant=dormant,
     )
 
 
@@ -320,12 +362,39 @@ def _composer_roots(folder: Path, composer: Mapping[str, Any]) -> list[Path]:
     return roots
 
 
-def _extensions(root: Path, reads: _Reads) -> dict[str, _Extension]:
+def _sites(root: Path, reads: _Reads) -> list[str]:
+    """The sites of a codebase: the folders of `sites/` holding a `settings.php`, by name."""
+    entries = reads.listing(root / "sites", set())
+    return [entry.name for entry in entries if reads.is_file(Path(entry.path) / "settings.php")]
+
+
+def _site(sites: list[str], wanted: str | None, notices: list[str]) -> str:
+    """The site read: `drupal.site`, else `default`, else the only one, else the first by name."""
+    if wanted and wanted in sites:
+        return wanted
+    if wanted:
+        known = ", ".join(f"`{site}`" for site in sites) or "none"
+        notices.append(
+            f"the setting `drupal.site` is `{wanted}`, but there is no sites/{wanted}/settings.php "
+            f"(the sites are {known}); set it to one of them"
+        )
+    if "default" in sites or not sites:
+        return "default"
+    if len(sites) > 1 and not wanted:
+        others = ", ".join(f"`{site}`" for site in sites[1:])
+        notices.append(
+            f"this codebase has {len(sites)} sites and no `default`; `{sites[0]}` is read (also "
+            f"{others}); set `drupal.site` to choose"
+        )
+    return sites[0]
+
+
+def _extensions(root: Path, site: str, reads: _Reads) -> dict[str, _Extension]:
     """Every extension by name; of two with one name, the one from the later origin wins."""
     found: list[_Extension] = []
     seen: set[tuple[int, int]] = set()
     bases = [(root / "core", ORIGIN_CORE), (root / "sites/all", ORIGIN_SITES_ALL), (root, ORIGIN_ROOT)]
-    bases.append((root / "sites/default", ORIGIN_SITE))
+    bases.append((root / "sites" / site, ORIGIN_SITE))
     for base, origin in bases:
         for kind in EXTENSION_FOLDERS:
             found += _walk(base / kind, ORIGIN_PROFILE if kind == "profiles" else origin, reads, seen)
@@ -375,17 +444,17 @@ def _info_files(
 
 
 def _core_extension(
-    folder: Path, root: Path, reads: _Reads, notices: list[str]
+    folder: Path, root: Path, site: str, reads: _Reads, notices: list[str]
 ) -> tuple[Path, Mapping[str, int]] | None:
-    """The `core.extension.yml` of the config sync folder and its `module:` map."""
+    """The `core.extension.yml` of the site's config sync folder and its `module:` map."""
     places = []
-    settings = root / "sites/default/settings.php"
+    settings = root / "sites" / site / "settings.php"
     source = reads.read(settings)
     if source and b"config_sync_directory" in source:  # most settings files: settled without parsing
         known = {
             "$app_root": root,
             "DRUPAL_ROOT": root,
-            "$site_path": "sites/default",
+            "$site_path": f"sites/{site}",
             "__DIR__": settings.parent,
         }
         named = setting(
@@ -441,11 +510,15 @@ def _installed(
     # the installed profile is in the `module:` map and its services register like a module's
     installed = [_module(extensions[name], weight) for name, weight in weights.items() if name in extensions]
     installed.sort(key=lambda module: (module.weight, module.name))
-    absent = [name for name in weights if name not in extensions]
+    absent = sorted(name for name in weights if name not in extensions)
     if absent:
+        shown = ", ".join(absent[:NAMES_SHOWN]) + (
+            f" and {len(absent) - NAMES_SHOWN} more" if len(absent) > NAMES_SHOWN else ""
+        )
+        modules_word = "module is" if len(absent) == 1 else "modules are"
         notices.append(
-            f"{path.name} lists modules that are not in the codebase: {', '.join(sorted(absent))}; "
-            "their kinds are unknown until they are (`composer install`)"
+            f"{len(absent)} {modules_word} listed in {path.name} but not in the codebase ({shown}); "
+            "`composer install` brings them, and their kinds are unknown until then"
         )
     uninstalled = tuple(_module(ext, 0) for name, ext in sorted(modules.items()) if name not in weights)
     return tuple(installed), uninstalled
@@ -577,6 +650,47 @@ def _read_class(class_name: str, sources: PhpSources, elsewhere: Mapping[str, st
         )
         return ClassReading(None, None, (), (problem,))
     return sources.read_class(class_name)
+
+
+def _test_modules(modules: Iterable[Module], root: Path, reads: _Reads) -> list[Module]:
+    """The test modules of the site's own and contrib modules (`tests/modules/<name>/`, where
+    Drupal keeps them); core's hundreds define no executor and are not looked at."""
+    core = root / "core"
+    found = []
+    for module in modules:
+        if module.folder.is_relative_to(core):
+            continue
+        for entry in reads.listing(module.folder / "tests" / "modules", set()):
+            info = Path(entry.path) / f"{entry.name}.info.yml"
+            text = reads.text(info) if _EXTENSION_NAME.match(entry.name) else None
+            kind = _INFO_TYPE.search(text) if text else None
+            if kind and kind[2] == "module":
+                found.append(Module(entry.name, Path(entry.path), info, 0))
+    return found
+
+
+def _dormant(
+    uninstalled: Iterable[Module], tests: Iterable[Module], reads: _Reads, display: Callable[[Path], str]
+) -> tuple[DormantKind, ...]:
+    """The kinds the executors of modules the site does not run define, read as an enabled
+    module's are; the first module to define a kind names it."""
+    kinds: dict[str, DormantKind] = {}
+    for test_module, modules in ((False, list(uninstalled)), (True, list(tests))):
+        autoload = {f"Drupal\\{module.name}\\": module.folder / "src" for module in modules}
+        sources = PhpSources(autoload, reads.read, display)
+        for executor in _executors(modules, sources, {}, reads, [], display):
+            file, line = (
+                (executor.class_file, executor.class_line)
+                if executor.class_file is not None and executor.class_line is not None
+                else (executor.services_file, executor.services_line)
+            )
+            for definition in executor.definitions:
+                if definition.kind:
+                    where = f"{display(file)}:{line}"
+                    kinds.setdefault(
+                        definition.kind, DormantKind(definition.kind, executor.module, where, test_module)
+                    )
+    return tuple(kinds.values())
 
 
 # --- JSON for the cache -------------------------------------------------------------------------

@@ -36,6 +36,10 @@ class Project:
     registry: Registry
     rules: Rules
     setting_problems: tuple[str, ...] = ()
+    rubrics_folder: bool = False
+    """The root counts as a `rubrics` folder (a root no marker made, named `rubrics`)."""
+    alone: bool = False
+    """The root holds every file below it: nested projects are not looked for (`--root`)."""
 
     @classmethod
     def load(
@@ -45,18 +49,24 @@ class Project:
         parser: Parser = "fast",
         engine: Engine = "fast",
         strict_settings: bool = False,
+        rubrics_folder: bool = False,
+        alone: bool = False,
+        editor: Settings | None = None,
     ) -> Project:
         """The project of a root, with the settings given or those of its own files (with
-        `strict_settings`, a settings file that cannot be read raises SettingsFileError)."""
+        `strict_settings`, a settings file that cannot be read raises SettingsFileError); with
+        `editor`, the editor's settings that differ from the defaults win over the files'."""
         problems: list[str] = []
         if settings is None:
             settings, problems = Settings.for_root(root, strict=strict_settings)
+            if editor is not None:
+                settings = settings.overlaid(editor)
         fragments = [root / fragment for fragment in settings.schema_fragments]
-        codebase = drupal.discover(root, settings.drupal_root or None)
+        codebase = drupal.discover(root, settings.drupal_root or None, site=settings.drupal_site or None)
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
-        return cls(root.resolve(), settings, registry, rules, tuple(problems))
+        return cls(root.resolve(), settings, registry, rules, tuple(problems), rubrics_folder, alone)
 
     def php_worker(self) -> PhpWorker | None:
         """A PHP worker for one run, when the Drupal codebase has executors to run; the caller
@@ -91,15 +101,31 @@ class Project:
         if head is None:
             head = read_head(path)
         settings = self.settings
-        return classify(self.relative(path), head, settings.rubric_globs, settings.cases_globs)
+        return classify(
+            self.relative(path), head, settings.rubric_globs, settings.cases_globs, self.rubrics_folder
+        )
 
     def walk(
-        self, below: Path | None = None, skip: Iterable[Path] = (), recursive: bool = True
+        self,
+        below: Path | None = None,
+        skip: Iterable[Path] = (),
+        recursive: bool = True,
+        nested: list[Path] | None = None,
     ) -> Iterator[Found]:
         """The rubric and cases files under the root (or a folder below it), name first; the
-        folders in `skip` (another project's) are left out."""
+        folders in `skip` and the projects nested in this one are left out, the latter added to
+        `nested` when it is given."""
         settings = self.settings
-        return walk(self.root, settings.rubric_globs, settings.cases_globs, below, skip, recursive)
+        return walk(
+            self.root,
+            settings.rubric_globs,
+            settings.cases_globs,
+            below,
+            skip,
+            recursive,
+            rubrics_root=self.rubrics_folder,
+            nested=None if self.alone else ([] if nested is None else nested),
+        )
 
     def analyse(self, path: Path, data: bytes, role: Role = "rubric") -> Analysis:
         text, problems = decode(data)

@@ -10,6 +10,7 @@ without it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from ai_eval_lsp.core.schema import (
     combine,
     core_schema,
 )
-from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor
+from ai_eval_lsp.drupal.codebase import Codebase, DormantKind, PhpExecutor
 from ai_eval_lsp.hosts.php import PhpCheckExecutor
 from ai_eval_lsp.hosts.python import (
     EXECUTOR_GROUP,
@@ -76,7 +77,8 @@ class Registry:
     """Why the site's own core schema could not be used."""
     fragments: list[tuple[Path, Origin]] = field(default_factory=list)
     """The schema fragment files that were read, in splice order."""
-    _dispatch_runners: list[Runner] | None = None
+    dispatchers: tuple[Runner, ...] = ()
+    """The executors dispatch asks, built once the registry is (`discover`): threads only read it."""
 
     @property
     def executors(self) -> list[Plugin]:
@@ -153,9 +155,7 @@ class Registry:
         """Who runs a check, as a run would decide it, without running anything."""
         if check.get("kind") == "composite":
             return Claim(CORE.name)
-        if self._dispatch_runners is None:
-            self._dispatch_runners = self.runners(timeout=0)
-        runner, error = claim(self._dispatch_runners, check)
+        runner, error = claim(self.dispatchers, check)
         if runner is None:
             return Claim(None, error=error)
         return Claim(runner.name, skipped=runner.unavailable)
@@ -191,10 +191,13 @@ def discover(
         _php_plugin(executor, origin, combined, php_run)
         for executor, origin in zip(executors, origins, strict=True)
     ]
+    for dormant in codebase.dormant if codebase else ():
+        combined.named.setdefault(dormant.kind, _dormant_reason(dormant, codebase))
     read = [(path, contribution.origin) for path, contribution in fragments_read]
     registry = Registry(plugins, combined, fragment_problems, services, php, codebase, schema_problems, read)
     for plugin in plugins:
         plugin.kinds = registry.kinds_of(plugin.origin)
+    registry.dispatchers = tuple(registry.runners(timeout=0))
     return registry
 
 
@@ -264,6 +267,22 @@ def _php_plugin(executor: PhpExecutor, origin: Origin, combined: CombinedSchema,
         tuple(kind for kind, owner in combined.origins.items() if owner == origin),
         unrunnable_reason(executor.arguments) or (None if php_run else PHP_OFF),
         tuple(problems),
+    )
+
+
+def _dormant_reason(dormant: DormantKind, codebase: Codebase | None) -> str:
+    """Why a kind a module of the codebase defines is unknown on the site, and what to do."""
+    if dormant.test_module:
+        return (
+            f"defined by test module `{dormant.module}` ({dormant.where}), which a site never "
+            "enables (test modules run only in Drupal's tests); move the executor into a module "
+            "the site enables"
+        )
+    export = codebase.installed_from if codebase is not None else None
+    listed = f" ({os.path.relpath(export, codebase.folder)})" if export and codebase else ""
+    return (
+        f"defined by module `{dormant.module}` ({dormant.where}), which this site does not "
+        f"enable{listed}: `drush pm:enable {dormant.module}`, then export the configuration"
     )
 
 

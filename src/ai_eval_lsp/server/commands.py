@@ -239,7 +239,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
         if limit is not None and not isinstance(limit, int):
             raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
-        store = query.results_of(query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
         return {"rows": await _reading(lambda: store.history(target, limit))}
 
     @server.command(names.DIFF)
@@ -250,7 +250,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
         if target is not None and not isinstance(target, str):
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
-        store = query.results_of(query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
         return await _reading(lambda: store.diff(base, head, target).to_json())
 
     @server.command(names.RUN_RUBRIC)
@@ -323,13 +323,12 @@ def register(server: AiEvalServer) -> None:
         }
 
     @server.command(names.EXPORT_SCHEMA)
-    def export_schema(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+    async def export_schema(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments)) if arguments else {}
         uri = argument.get("uri")
         path = path_of(uri) if isinstance(uri, str) else None
-        folder = ls.session.folder_for(path) if path else next(iter(ls.session.folders.values()), None)
-        if folder is None or folder.project is None:
-            raise NotApplicable("no workspace folder is loaded yet")
+        folder = await query.folder_of_target(ls, None, str(uri) if path is not None else None)
+        assert folder.project is not None, "a folder is found once its project is loaded"
         return folder.project.registry.combined.schema
 
     @server.command(names.RELOAD_PLUGINS)

@@ -1,7 +1,12 @@
-"""Workspace folders: each a project (settings, plugins, schema) loaded off the event loop, and an
-index of its files walked in the background (open documents are analysed first) and kept current
-from watched-file events. Documents outside every folder get a folder of their own project root,
-which is never walked."""
+"""Which project folder each file belongs to, and their lifecycle: every project (settings, plugins,
+schema) loaded off the event loop, and an index of its files walked in the background (open
+documents are analysed first) and kept current from watched-file events.
+
+A file belongs to its nearest project root (`disk.roots`), found the same way as by the CLI; a
+workspace folder may hold many projects, and its walk finds the nested ones, each then loaded and
+walked as its own. A project rooted above a workspace folder walks that workspace folder only.
+Documents outside every workspace folder get a folder of their own project root, never walked.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,12 @@ from lsprotocol import types
 
 from ai_eval_lsp.core.workspace import Summary
 from ai_eval_lsp.disk.files import Found, excluded, read_head
-from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, project_root
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.progress import Progress
-from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder, path_of, uri_of
 
 if TYPE_CHECKING:
     from ai_eval_lsp.server.server import AiEvalServer
@@ -34,7 +39,7 @@ RELOAD_DELAY = 0.3
 FIRST_CHECKS = 1.0
 """How long the walk of a folder waits for its open documents' first checks."""
 
-DRUPAL_FILES = ("core.extension.yml", "settings.php", "composer.json")
+PROJECT_FILES = ("ai-eval.toml", "pyproject.toml", "core.extension.yml", "settings.php", "composer.json")
 DRUPAL_SUFFIXES = (".services.yml", ".info.yml")
 
 
@@ -47,59 +52,117 @@ class Folders:
 
     # --- folders come and go ---------------------------------------------------------------------
 
-    def add(self, uri: str, settings: Settings) -> Folder | None:
-        """A workspace folder; the caller loads its project once it has the folder's settings."""
+    def add(self, uri: str, settings: Settings) -> WorkspaceFolder | None:
+        """A workspace folder and the project folder of its root; the caller configures it."""
         path = path_of(uri)
         if path is None:
             return None
-        folder = Folder(path.resolve(), uri, walked=True, settings=settings)
-        self.session.folders[uri] = folder
-        self.rehome()
-        self.rewalk_around(folder)
-        return folder
+        workspace = WorkspaceFolder(path.resolve(), uri, settings)
+        self.session.workspace[uri] = workspace
+        self.relayout()
+        return workspace
 
     def remove(self, uri: str) -> None:
-        folder = self.session.folders.pop(uri, None)
-        if folder is None:
-            return
+        if self.session.workspace.pop(uri, None) is not None:
+            self.relayout()
+
+    def relayout(self) -> None:
+        """Workspace folders or project markers changed: each project folder walks what the
+        workspace folders now hold of it (one that holds none, or no longer a project root, is
+        dropped), each workspace folder's own project exists, and each open document moves to the
+        folder it now belongs to. Folders whose walk changed, or that hold a folder made or
+        dropped, are walked again."""
+        before = set(self.session.folders)
+        rewalk: set[Folder] = set()
+        for folder in list(self.session.folders.values()):
+            if not folder.walked:
+                continue
+            bases = self._bases(folder.root)
+            discovered = folder.uri not in {self._root_key(w) for w in self.session.workspace.values()}
+            if not bases or (discovered and not is_project_root(folder.root)):
+                self._drop(folder)
+            elif bases != folder.bases:
+                folder.bases = bases
+                rewalk.add(folder)
+        for workspace in self.session.workspace.values():
+            root = project_root(workspace.root, fallback=workspace.root)
+            self._project_folder(root.folder, root.rubrics_folder, workspace)
+        moved = [Path(path_of(key) or "") for key in before ^ set(self.session.folders)]
+        for folder in self.session.folders.values():
+            if any(root != folder.root and self._holds(folder, root) for root in moved):
+                rewalk.add(folder)
+        for folder in rewalk:
+            if folder.project is not None:
+                self.server.spawn(self.walk(folder))
+        self.rehome()
+
+    @staticmethod
+    def _holds(folder: Folder, path: Path) -> bool:
+        return any(path.is_relative_to(base) for base in folder.bases)
+
+    def _root_key(self, workspace: WorkspaceFolder) -> str:
+        return uri_of(project_root(workspace.root, fallback=workspace.root).folder)
+
+    def _bases(self, root: Path) -> tuple[Path, ...]:
+        """What a project rooted at `root` walks: its root when a workspace folder holds it, else
+        the workspace folders it holds."""
+        folders = [w.root for w in self.session.workspace.values()]
+        if any(root.is_relative_to(folder) for folder in folders):
+            return (root,)
+        return tuple(sorted(folder for folder in folders if folder.is_relative_to(root)))
+
+    def _drop(self, folder: Folder) -> None:
+        del self.session.folders[folder.uri]
         folder.generation += 1  # work under way for it is no longer committed
         folder.ready.set()  # what waits for it goes on, and finds its documents moved
         folder.indexed.set()
         reload = self.reloads.pop(folder, None)
         if reload is not None:
             reload.cancel()
-        self.rehome()
-        self.rewalk_around(folder)
 
-    def rewalk_around(self, nested: Folder) -> None:
-        """A folder inside another came or went: the outer one's files change hands."""
-        for outer in list(self.session.folders.values()):
-            if (
-                outer.walked
-                and outer is not nested
-                and nested.root.is_relative_to(outer.root)
-                and outer.project
-            ):
-                self.server.spawn(self.walk(outer))
+    def _project_folder(self, root: Path, rubrics_folder: bool, workspace: WorkspaceFolder) -> Folder:
+        """The walked project folder rooted at `root`, made and loaded when it is new."""
+        key = uri_of(root)
+        folder = self.session.folders.get(key)
+        if folder is None:
+            folder = Folder(
+                root,
+                key,
+                bases=self._bases(root),
+                settings=workspace.settings,
+                scope=workspace.uri,
+                rubrics_folder=rubrics_folder,
+            )
+            self.session.folders[key] = folder
+            if workspace.configured:  # else its workspace folder's settings load it once asked for
+                self.server.spawn(self.load(folder))
+        return folder
 
     def loose(self, path: Path | None, settings: Settings) -> Folder:
         """The folder of a document outside every workspace folder: its project root's."""
-        root = project_root(path) if path is not None else Path.cwd()
-        key = LOOSE + uri_of(root)
+        root = project_root(path) if path is not None else None
+        folder_root = root.folder if root is not None else Path.cwd()
+        key = LOOSE + uri_of(folder_root)
         folder = self.session.folders.get(key)
         if folder is None:
-            folder = Folder(root, key, walked=False, settings=settings)
+            rubrics_folder = root is not None and root.rubrics_folder
+            folder = Folder(folder_root, key, settings=settings, rubrics_folder=rubrics_folder)
             self.session.folders[key] = folder
             self.server.spawn(self.load(folder))
         return folder
 
     def home_of(self, path: Path | None, settings: Settings) -> Folder:
-        return self.session.folder_for(path) or self.loose(path, settings)
+        """The project folder a file belongs to: its project root's, inside the workspace."""
+        workspace = self.session.workspace_folder_of(path) if path is not None else None
+        if path is None or workspace is None:
+            return self.loose(path, settings)
+        root = project_root(path, fallback=workspace.root)
+        return self._project_folder(root.folder, root.rubrics_folder, workspace)
 
     def rehome(self) -> None:
-        """Folders were added or removed: each open document moves to its innermost folder."""
+        """Each open document moves to the folder it belongs to now."""
         for document in list(self.session.documents.values()):
-            home = self.home_of(document.path, document.folder.settings)
+            home = self.home_of(document.path, self.server.settings)
             if home is not document.folder:
                 self.server.scheduler.forget(document.uri)
                 self.session.close(document.uri)
@@ -114,7 +177,9 @@ class Folders:
         (again, with `walk`; at all, when it was never walked). One load at a time a folder: the
         last asked for is the one that stays."""
         async with folder.loading:
-            project = await asyncio.to_thread(Project.load, folder.root, folder.settings)
+            project = await asyncio.to_thread(
+                Project.load, folder.root, editor=folder.settings, rubrics_folder=folder.rubrics_folder
+            )
             if not self.session.holds(folder):
                 return  # removed meanwhile
             folder.project = project
@@ -146,24 +211,26 @@ class Folders:
                 )
 
     async def walk(self, folder: Folder, again: bool = True) -> None:
-        """Index every rubric and cases file of the folder, in the background; a nested
-        workspace folder's files are its own. One walk at a time a folder; without `again`, a
-        folder already indexed is not walked."""
+        """Index every rubric and cases file of the folder's bases, in the background; the
+        projects nested in it are its own, each made a folder and walked once found. One walk at
+        a time a folder; without `again`, a folder already indexed is not walked."""
         async with folder.walking:
             if not self.session.holds(folder) or (folder.indexed.is_set() and not again):
                 return
             project = folder.project
             assert project is not None
-            nested = [
-                f.root
-                for f in self.session.folders.values()
-                if f.walked and f is not folder and f.root.is_relative_to(folder.root)
+            bases = folder.bases
+            nested: list[Path] = []
+            others = [
+                other.root
+                for other in self.session.folders.values()
+                if other is not folder and other.walked and self._holds(folder, other.root)
             ]
             progress = Progress(self.server, f"Indexing rubrics in {folder.root.name}")
             await progress.begin(cancellable=False)
 
             def read_all() -> list[Summary]:
-                found = list(project.walk(skip=nested))
+                found = [each for base in bases for each in project.walk(base, others, nested=nested)]
                 summaries = []
                 for number, summary in enumerate(project.summaries(found), 1):
                     summaries.append(summary)
@@ -175,12 +242,17 @@ class Folders:
                 summaries = await asyncio.to_thread(read_all)
             finally:
                 progress.end("indexed")
-            if not self.session.holds(folder) or project.settings.globs != folder.settings.globs:
+            now = folder.project
+            if not self.session.holds(folder) or now is None or now.settings.globs != project.settings.globs:
                 return  # removed, or its globs changed: the load that follows walks again
             found = {summary.path for summary in summaries}
             self.session.commit_disk(
                 folder, summaries, [relative for relative in folder.disk if relative not in found]
             )
+            for root in nested:  # made before this folder counts as indexed: none is missed
+                workspace = self.session.workspace_folder_of(root)
+                if workspace is not None:
+                    self._project_folder(root, False, workspace)
             folder.indexed.set()
             waiting, folder.changed = folder.changed, []
         self.server.publish(self.session.documents_of(folder))
@@ -188,15 +260,29 @@ class Folders:
             await self.files_changed(waiting)  # what changed on disk while it was walked
 
     async def files_changed(self, paths: Iterable[Path]) -> None:
-        """Files changed on disk (watched-file events): a Drupal codebase's files reload the
-        folder's project (debounced); rubric and cases files are read again, off the loop, one
-        batch at a time a folder, so an older read never lands last. During a walk they wait."""
+        """Files changed on disk (watched-file events): a project marker may make or unmake a
+        project (every folder holding it is walked again, and documents move); a settings file
+        or a Drupal codebase's files reload the folder's project (debounced); rubric and cases
+        files are read again, off the loop, one batch at a time a folder, so an older read never
+        lands last. During a walk they wait."""
         by_folder: dict[Folder, list[Path]] = {}
+        paths = list(paths)
+        markers = [path for path in paths if path.name in MARKERS or path.name.endswith(INFO_SUFFIX)]
+        if markers:
+            self.relayout()
+            holding = {
+                each
+                for each in self.session.folders.values()
+                for path in markers
+                if any(path.is_relative_to(base) for base in each.bases) and each.project is not None
+            }
+            for each in holding:
+                self.server.spawn(self.walk(each))
         for path in paths:
-            folder = self.session.folder_for(path)
+            folder = self._owner(path)
             if folder is None or folder.project is None:
                 continue
-            if _drupal_input(folder.project, path):
+            if _project_input(folder.project, path):
                 self.reload_soon(folder)
             if folder.indexed.is_set():
                 by_folder.setdefault(folder, []).append(path)
@@ -209,6 +295,15 @@ class Folders:
                 put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
                 if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))
+
+    def _owner(self, path: Path) -> Folder | None:
+        """The walked project folder whose index holds a file, changed or gone."""
+        workspace = self.session.workspace_folder_of(path)
+        if workspace is None:
+            return None
+        root = project_root(path, fallback=workspace.root).folder
+        folder = self.session.folders.get(uri_of(root))
+        return folder if folder is not None and folder.walked else self.session.walked_folder_of(path)
 
     def reload_soon(self, folder: Folder) -> None:
         """Load the folder's project again once its files have stopped changing for a moment."""
@@ -231,10 +326,11 @@ class Folders:
             self.server.clear(document.uri)
 
 
-def _drupal_input(project: Project, path: Path) -> bool:
-    """Whether a changed file may change what a Drupal codebase contributes: its modules, services,
-    installed list, settings, or a file an executor's definitions were read from."""
-    if path.name in DRUPAL_FILES or path.name.endswith(DRUPAL_SUFFIXES):
+def _project_input(project: Project, path: Path) -> bool:
+    """Whether a changed file may change what a project is: its settings files, or what a Drupal
+    codebase contributes (its modules, services, installed list, settings, or a file an
+    executor's definitions were read from)."""
+    if path.name in PROJECT_FILES or path.name.endswith(DRUPAL_SUFFIXES):
         return True
     codebase = project.registry.codebase
     return codebase is not None and path in codebase.inputs

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from ai_eval_lsp.server.server import AiEvalServer
 
 
+LOAD_WAIT = 60.0
+"""How long a request waits for the workspace's projects to load before it says what is loading."""
+
+
 class NotApplicable(JsonRpcInvalidParams):
     """The request names nothing this server can act on: answered -32602 with the reason."""
 
@@ -164,7 +168,13 @@ def kind_text(project: Project, kind: str) -> str | None:
         if origin.file
         else ""
     )
-    parts.append(f"From {origin}{where}; {project.registry.runs(kind)}.")
+    codebase = registry.codebase
+    site = (
+        f" (site `{codebase.site}` of {', '.join(codebase.sites)})"
+        if origin.module and codebase is not None and len(codebase.sites) > 1
+        else ""
+    )
+    parts.append(f"From {origin}{where}{site}; {project.registry.runs(kind)}.")
     return "\n\n".join(parts)
 
 
@@ -302,14 +312,40 @@ def results_of(folder: Folder) -> ResultStore:
     return ResultStore(project.results_database)
 
 
-def folder_of_target(server: AiEvalServer, target: str | None, uri: str | None) -> Folder:
-    """The folder whose results a history or diff reads: the one holding `uri` (a file of it),
-    else the first whose index has the rubric `target`, else the first folder."""
-    folder = server.session.folder_for(path_of(uri)) if isinstance(uri, str) else None
-    if folder is not None:
-        return folder
-    folders = [f for f in server.session.folders.values() if f.project is not None]
-    if not folders:
-        raise NotApplicable("no workspace folder is loaded yet")
+async def loaded(server: AiEvalServer) -> list[Folder]:
+    """Every project folder once loaded and, if walked, indexed (those a walk finds meanwhile
+    too): waits up to `LOAD_WAIT` seconds, then says what is still loading."""
+    deadline = asyncio.get_running_loop().time() + LOAD_WAIT
+    while pending := [
+        f for f in server.session.folders.values() if not (f.ready.is_set() and f.indexed.is_set())
+    ]:
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            roots = ", ".join(str(folder.root) for folder in pending)
+            raise NotApplicable(f"still loading after {LOAD_WAIT:g} s: {roots}; ask again once it is indexed")
+        waits = [asyncio.ensure_future(asyncio.gather(f.ready.wait(), f.indexed.wait())) for f in pending]
+        try:
+            await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+    return [folder for folder in server.session.folders.values() if folder.project is not None]
+
+
+async def folder_of_target(server: AiEvalServer, target: str | None, uri: str | None) -> Folder:
+    """The project folder whose results a history or diff reads: the one whose index has the
+    rubric `target` (the one holding `uri` first, when several do), else the one holding `uri`,
+    else the first; once every folder is loaded."""
+    folders = await loaded(server)
+    path = path_of(uri) if isinstance(uri, str) else None
+    home = server.folders.home_of(path.resolve(), server.settings) if path is not None else None
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
-    return (holding or folders)[0]
+    holding.sort(key=lambda folder: folder is not home)
+    if holding:
+        return holding[0]
+    if home is not None:
+        await home.ready.wait()
+        return home
+    if not folders:
+        raise NotApplicable("no workspace folder is open, and no rubric or cases file names this target")
+    return folders[0]

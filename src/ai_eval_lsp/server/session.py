@@ -1,5 +1,6 @@
-"""What the server knows between requests: the workspace folders (each a project and an index of
-its files) and the open documents (their text, as the editor has it, and their last analysis).
+"""What the server knows between requests: the workspace folders the editor opened, the projects
+their files belong to (each a project folder: a project and an index of its files), and the open
+documents (their text, as the editor has it, and their last analysis).
 
 Only the event loop changes the session. Work on other threads gets a `Snapshot`, immutable, and
 hands back a value that the loop commits through `Session.commit`, the one path that updates the
@@ -33,17 +34,34 @@ def uri_of(path: Path) -> str:
 
 
 @dataclass(eq=False)
+class WorkspaceFolder:
+    """A folder the editor opened, with the editor's settings for it."""
+
+    root: Path
+    uri: str
+    settings: Settings = field(default_factory=Settings)
+    configured: bool = False
+    """Whether `settings` are the editor's answer yet: project folders found before it wait."""
+
+
+@dataclass(eq=False)
 class Folder:
-    """A workspace folder: its project, and the index of its rubric and cases files.
+    """A project folder (SPEC section 4, "Projects in a repository"): the project rooted there,
+    and the index of its rubric and cases files inside the workspace folders (`bases`, the parts
+    of them it walks; none for documents outside every workspace folder: never walked).
 
     `index` is the files on disk (`disk`) with the open documents' own summaries over them.
-    A folder for documents outside every workspace folder (`walked` False) is never walked.
     """
 
     root: Path
     uri: str
-    walked: bool = True
+    bases: tuple[Path, ...] = ()
     settings: Settings = field(default_factory=Settings)
+    """The editor's settings for its files; its project's are these over its settings files."""
+    scope: str | None = None
+    """The workspace folder whose editor settings it takes (None: the editor's global ones)."""
+    rubrics_folder: bool = False
+    """Its root is no marker's, and named `rubrics`: a `rubrics` folder for its files."""
     project: Project | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once `project` is loaded: documents are analysed only against a loaded project."""
@@ -60,15 +78,17 @@ class Folder:
     changed: list[Path] = field(default_factory=list)
     """Files reported changed while the folder was walked: read once the walk is committed."""
 
+    @property
+    def walked(self) -> bool:
+        return bool(self.bases)
+
     def relative(self, path: Path) -> str:
         return relative_to(self.root, path)
 
-    def contains(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root)
-
     def role(self, relative: str, text: str) -> Role | None:
-        settings = self.settings
-        return classify(relative, text[:HEAD_BYTES], settings.rubric_globs, settings.cases_globs)
+        settings = self.project.settings if self.project is not None else self.settings
+        head = text[:HEAD_BYTES]
+        return classify(relative, head, settings.rubric_globs, settings.cases_globs, self.rubrics_folder)
 
     @property
     def rubrics_for_lints(self) -> RubricIndex | None:
@@ -123,17 +143,23 @@ class Snapshot:
 
 class Session:
     def __init__(self) -> None:
+        self.workspace: dict[str, WorkspaceFolder] = {}
+        """The editor's workspace folders, by URI."""
         self.folders: dict[str, Folder] = {}
-        """By folder URI; documents outside every folder get a folder of their own root."""
+        """Project folders by root URI; documents outside every workspace folder get a folder of
+        their own root (never walked), keyed apart."""
         self.documents: dict[str, OpenDocument] = {}
 
     # --- folders --------------------------------------------------------------------------------
 
-    def folder_for(self, path: Path | None) -> Folder | None:
+    def workspace_folder_of(self, path: Path) -> WorkspaceFolder | None:
         """The innermost workspace folder holding a path."""
-        if path is None:
-            return None
-        holding = [f for f in self.folders.values() if f.walked and f.contains(path)]
+        holding = [w for w in self.workspace.values() if path.is_relative_to(w.root)]
+        return max(holding, key=lambda w: len(w.root.parts), default=None)
+
+    def walked_folder_of(self, path: Path) -> Folder | None:
+        """The innermost walked project folder holding a path."""
+        holding = [f for f in self.folders.values() if any(path.is_relative_to(base) for base in f.bases)]
         return max(holding, key=lambda f: len(f.root.parts), default=None)
 
     def holds(self, folder: Folder) -> bool:

@@ -11,11 +11,12 @@ from lsprotocol import types
 
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, path_of
+from ai_eval_lsp.server.session import Folder, WorkspaceFolder, path_of
 
 SECTION = "aiEval"
-WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php"]
-"""Rubric and cases files, and a Drupal codebase's services, module and executor class files."""
+WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json"]
+"""Rubric and cases files, a Drupal codebase's services, module and executor class files, and the
+files that mark projects and hold their settings."""
 
 
 def _folders(params: types.InitializeParams) -> list[types.WorkspaceFolder]:
@@ -55,9 +56,25 @@ def tell_settings_problems(server: AiEvalServer, problems: list[str]) -> None:
             server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
-async def configure(server: AiEvalServer, folder: Folder) -> None:
-    """Give a folder its settings, then load its project (again, if they changed)."""
-    settings = await fetch_settings(server, folder.uri if folder.walked else None)
+async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None:
+    """Ask the editor's settings for a workspace folder (None: outside every one, the global
+    settings already asked for), then load each project folder that takes them (again, if they
+    changed)."""
+    uri = scope.uri if scope is not None else None
+    settings = await fetch_settings(server, uri) if scope is not None else server.settings
+    if scope is not None:
+        scope.settings, scope.configured = settings, True
+    folders = [folder for folder in list(server.session.folders.values()) if folder.scope == uri]
+    await asyncio.gather(*(_apply(server, folder, settings) for folder in folders))
+
+
+async def configure_all(server: AiEvalServer) -> None:
+    server.settings = await fetch_settings(server, None)
+    scopes = [None, *server.session.workspace.values()]
+    await asyncio.gather(*(configure(server, scope) for scope in scopes))
+
+
+async def _apply(server: AiEvalServer, folder: Folder, settings: Settings) -> None:
     if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
     globs_changed = settings.globs != folder.settings.globs
@@ -95,8 +112,7 @@ def register(server: AiEvalServer) -> None:
                 await ls.client_register_capability_async(types.RegistrationParams([registration]))
             except Exception as err:  # the index is still kept current from open documents
                 ls.log(f"could not watch rubric files: {err}", types.MessageType.Warning)
-        ls.settings = await fetch_settings(ls, None)
-        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
+        await configure_all(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
@@ -104,8 +120,7 @@ def register(server: AiEvalServer) -> None:
         workspace = ls.client_capabilities.workspace
         if isinstance(pushed, dict) and not (workspace and workspace.configuration):
             ls.settings, _ = Settings.from_mapping(pushed)  # a client that cannot be asked tells
-        ls.settings = await fetch_settings(ls, None)
-        await asyncio.gather(*(configure(ls, folder) for folder in list(ls.session.folders.values())))
+        await configure_all(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders_changed(ls: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -1,0 +1,44 @@
+"""The layers ARCHITECTURE.md draws, kept by import-linter's contracts in `pyproject.toml`: a
+folder is a layer, imports point down only, no cycles, server features never import each other
+(function-level and type-checking imports count)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def test_the_import_contracts_hold() -> None:
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
+    """pygls's private attributes change without notice: only `server/pygls_adapter.py` may use
+    them, each use guarded by a test named there."""
+    from pygls.lsp.server import LanguageServer
+    from pygls.protocol import LanguageServerProtocol
+
+    private = {
+        name
+        for cls in (LanguageServer, LanguageServerProtocol)
+        for name in dir(cls)
+        if name.startswith("_") and not name.startswith("__")
+    }
+    private |= {"_request_futures", "_server", "_shutdown", "_stop_event", "_send_only_body"}
+    source = ROOT / "src" / "ai_eval_lsp"
+    found = {
+        (path.relative_to(source).as_posix(), name)
+        for path in source.rglob("*.py")
+        if path.name != "pygls_adapter.py"
+        for name in private
+        if f".{name}" in (text := path.read_text()) or f"def {name}(" in text
+    }
+    assert found == set()
+    adapter = (source / "server" / "pygls_adapter.py").read_text()
+    assert "_request_futures" in adapter and "_execute_handler" in adapter
