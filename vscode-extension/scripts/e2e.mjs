@@ -133,18 +133,9 @@ const vsix = path.join(extension, "ai-eval-lsp.vsix");
 result.vsixBytes = fs.statSync(vsix).size;
 step("vsix built");
 
-// The universal .vsix: the same build without the bundled wheels, moved aside (within bundled/,
-// which .vscodeignore leaves out but for the wheels) while it is packaged.
+// The universal .vsix: the same build without the bundled wheels.
 const universalVsix = path.join(scratch, "ai-eval-lsp-universal.vsix");
-const wheels = path.join(extension, "bundled", "wheels");
-const wheelsAside = path.join(extension, "bundled", `wheels-aside-${process.pid}`);
-fs.renameSync(wheels, wheelsAside);
-try {
-  execFileSync(path.join(extension, "node_modules", ".bin", "vsce"), ["package", "--no-dependencies", "--allow-missing-repository", "--out", universalVsix],
-    { cwd: extension, stdio: "ignore" });
-} finally {
-  fs.renameSync(wheelsAside, wheels);
-}
+execFileSync("node", [path.join(extension, "scripts", "package-universal.mjs"), universalVsix], { cwd: extension, stdio: "ignore" });
 step("universal vsix built");
 
 let serverLog = "";
