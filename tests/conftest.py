@@ -53,7 +53,8 @@ def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEELS = ROOT / "vscode-extension" / "bundled" / "wheels"
-"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix."""
+"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix
+(all but numpy, which it fetches beside the build backend: the bundle leaves it out)."""
 
 
 def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -61,11 +62,12 @@ def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:
     fresh venv), from the wheels scripts/setup fetched: offline, and in seconds, not minutes."""
     cache = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp"))
     backends = sorted((cache / "bundle-wheels" / "build-backend").glob("*/"))
-    assert (WHEELS / "manifest.json").is_file() and backends, (
-        f"the wheels in {WHEELS} and {cache}/bundle-wheels/build-backend are missing: run scripts/setup"
+    host = cache / "bundle-wheels" / "host"
+    assert (WHEELS / "manifest.json").is_file() and backends and host.is_dir(), (
+        f"the wheels in {WHEELS} and {cache}/bundle-wheels are missing: run scripts/setup"
     )
     environ = dict(os.environ if environ is None else environ)
-    links = " ".join(str(folder) for folder in [WHEELS, *backends])
+    links = " ".join(str(folder) for folder in [WHEELS, host, *backends])
     environ.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=links)
     return environ
 
@@ -139,6 +141,8 @@ SLOW = (
     "test_server_memory.py",
     "test_php_worker.py",
     "test_serve.py",
+    "test_release.py",
+    "test_emacs.py",
 )
 """Test files that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""

@@ -21,7 +21,7 @@ ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifa
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 40" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 41" in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +134,10 @@ def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
     # the Testing view's runs show in Test Results: only the Run Cases run raised a notification
     assert len([n for n in shown if n.startswith("AI Eval run complete: support_tone")]) == 1, shown
     assert not [n for n in shown if n.startswith("support_tone: pass rate")], shown
+
+
+def test_the_universal_vsix_runs_the_server_pip_installed_for_the_interpreter(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "universalVsix")  # the broken rubric's diagnostics came
+    assert "AI Eval: 16 kinds, 2 from plugins" in e2e["universalStatus"]
+    assert not [n for n in e2e["universalNotifications"] if "has no ai-eval-lsp" in n]
+    screenshot("universal.png")

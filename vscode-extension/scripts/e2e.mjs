@@ -7,7 +7,9 @@
 //      files as tests in the Testing view (run, one failing with its message at the case), the
 //      run history panel, and one notification per run;
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
-//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known.
+//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known;
+// then the universal .vsix (no bundled server) in a fresh code-server, window 1's workspace
+// again: the server pip installed for its interpreter runs.
 // Every expectation is recorded on its own, so one failing does not hide the others.
 // Needs scripts/toolchain.sh (Node 24, code-server, playwright-core, Chromium) and the
 // project's .venv. Prints a JSON result; exits 0 when every expectation holds.
@@ -130,19 +132,30 @@ execFileSync("npm", ["run", "package"], { cwd: extension, stdio: "ignore" });
 const vsix = path.join(extension, "ai-eval-lsp.vsix");
 result.vsixBytes = fs.statSync(vsix).size;
 step("vsix built");
-execFileSync(node24, [codeServer, "--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userData], { stdio: "ignore" });
-step("vsix installed");
 
-const port = await freePort();
-const server = spawn(
-  node24,
-  [codeServer, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--extensions-dir", extensionsDir, "--user-data-dir", userData,
-   "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
-  { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AI_EVAL_LSP_DEBOUNCE_MS: "50" } },
-);
+// The universal .vsix: the same build without the bundled wheels.
+const universalVsix = path.join(scratch, "ai-eval-lsp-universal.vsix");
+execFileSync("node", [path.join(extension, "scripts", "package-universal.mjs"), universalVsix], { cwd: extension, stdio: "ignore" });
+step("universal vsix built");
+
 let serverLog = "";
-server.stdout.on("data", (d) => (serverLog += d));
-server.stderr.on("data", (d) => (serverLog += d));
+const servers = [];
+// A code-server with `vsix` installed in an extensions folder of its own; its port.
+async function startCodeServer(vsixFile, extensionsFolder) {
+  execFileSync(node24, [codeServer, "--install-extension", vsixFile, "--extensions-dir", extensionsFolder, "--user-data-dir", userData], { stdio: "ignore" });
+  const port = await freePort();
+  const server = spawn(
+    node24,
+    [codeServer, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--extensions-dir", extensionsFolder, "--user-data-dir", userData,
+     "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AI_EVAL_LSP_DEBOUNCE_MS: "50" } },
+  );
+  server.stdout.on("data", (d) => (serverLog += d));
+  server.stderr.on("data", (d) => (serverLog += d));
+  servers.push(server);
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+  return port;
+}
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -151,6 +164,7 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 
+let port;
 async function openFolder(folder) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
   await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
@@ -199,7 +213,8 @@ async function expectation(name, check) {
 }
 
 try {
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+  port = await startCodeServer(vsix, extensionsDir);
+  step("vsix installed");
   await openFolder(workspace);
   step("window 1 loaded");
 
@@ -349,6 +364,20 @@ try {
     if (wrong.length) throw new Error(`unexpected problems: ${wrong.join(" | ")}`);
   });
 
+  await expectation("universalVsix", async () => {
+    for (const server of servers) server.kill();
+    port = await startCodeServer(universalVsix, path.join(scratch, "extensions-universal"));
+    await openFolder(workspace);
+    step("universal window loaded");
+    await openFile("broken.rubric.yaml");
+    await showProblems();
+    await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${BROKEN_ERROR}")`, { timeout: 90000 });
+    const kinds = await page.waitForSelector('.statusbar-item:has-text("AI Eval:"):has-text("kinds")', { timeout: 30000 });
+    result.universalStatus = await kinds.innerText();
+    result.universalNotifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
+    await page.screenshot({ path: path.join(artifacts, "universal.png") });
+  });
+
   result.ok = Object.values(result.expectations).every((record) => record.ok);
 } catch (error) {
   result.error = String(error).slice(0, 3000);
@@ -357,7 +386,7 @@ try {
   if (!result.ok) result.serverLog = serverLog.slice(-3000);
   result.ms = Date.now() - started;
   await browser.close();
-  server.kill();
+  for (const server of servers) server.kill();
   fs.rmSync(scratch, { recursive: true, force: true });
   fs.writeFileSync(path.join(artifacts, "result.json"), JSON.stringify(result, null, 2));
   console.log(JSON.stringify(result));

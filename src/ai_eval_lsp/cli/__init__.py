@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.cli import jetbrains
 from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render, text_line
 from ai_eval_lsp.cli.results import (
     count,
@@ -184,7 +185,14 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser(
         "schema", parents=[common], help="print the combined schema (core plus plugin kinds)"
     )
-    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    destination = schema.add_mutually_exclusive_group()
+    destination.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    destination.add_argument(
+        "--jetbrains",
+        action="store_true",
+        help="write it to the project's .idea/ with a jsonSchemas.xml mapping the rubric files to it "
+        "(PhpStorm and other JetBrains IDEs, no plugin needed)",
+    )
     schema.set_defaults(run=_schema)
 
     database = argparse.ArgumentParser(add_help=False)
@@ -505,6 +513,8 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
     for problem in project.registry.problems():
         print(f"warning: {problem}", file=sys.stderr)
     text = json.dumps(project.registry.combined.schema, indent=2, ensure_ascii=False) + "\n"
+    if args.jetbrains:
+        return _schema_for_jetbrains(project, text)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_CLEAN
@@ -513,6 +523,18 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    return EXIT_CLEAN
+
+
+def _schema_for_jetbrains(project: Project, text: str) -> int:
+    try:
+        schema, mappings, count = jetbrains.write(project, text)
+    except jetbrains.CannotWrite as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    print(
+        f"wrote {project.relative(schema)}, and {project.relative(mappings)} mapping {count} rubric paths to it"
+    )
     return EXIT_CLEAN
 
 
