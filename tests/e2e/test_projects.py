@@ -19,7 +19,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from e2e.conftest import EDITORS
-from e2e.helpers import capabilities, diagnostics, open_document, start
+from e2e.helpers import capabilities, diagnostics, diagnostics_until, open_document, start
 
 EXAMPLE = ROOT / "examples" / "drupal-site"
 MODULE = "drupal/web/modules/custom/support_assistant"
@@ -137,3 +137,35 @@ async def test_hover_on_a_module_kind_names_the_site_read(early: LanguageClient,
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "module other_assistant" in hover.contents.value
     assert "(site `beta` of alpha, beta)" in hover.contents.value
+
+
+RUBRIC = 'id: {id}\nversion: "1.0"\nchecks:\n  - {check}\nscoring: {{combine: all_pass}}\n'
+
+
+async def test_a_marker_made_or_removed_below_makes_or_unmakes_a_project(
+    early: LanguageClient, tmp_path: Path
+) -> None:
+    """A settings file created in `sub/` makes it a project of its own (its files no longer see the
+    repository's rubrics); removed, `sub/` is the repository's again. Watched-file events only."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    (repo / "top.rubric.yaml").write_text(RUBRIC.format(id="top", check="{kind: regex, pattern: x}"))
+    (repo / "sub" / "uses.rubric.yaml").write_text(
+        RUBRIC.format(id="uses", check="{kind: composite, rubric: top}")
+    )
+    await start(early, "visual_studio_code", [repo])
+    uri = await open_document(early, repo / "sub" / "uses.rubric.yaml")
+    assert await diagnostics(early, uri) == []
+
+    def changed(kind: types.FileChangeType) -> None:
+        event = types.FileEvent((repo / "sub" / "ai-eval.toml").as_uri(), kind)
+        early.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([event]))
+
+    (repo / "sub" / "ai-eval.toml").write_text("")
+    changed(types.FileChangeType.Created)
+    made = await diagnostics_until(early, uri, lambda found: bool(found))
+    assert [d.code for d in made] == ["unresolved-rubric"]
+    (repo / "sub" / "ai-eval.toml").unlink()
+    changed(types.FileChangeType.Deleted)
+    assert await diagnostics_until(early, uri, lambda found: found == []) == []
