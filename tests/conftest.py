@@ -196,3 +196,15 @@ def multisite(base: Path) -> Path:
         "scoring: {combine: all_pass}\n"
     )
     return site
+
+
+def monorepo(base: Path) -> Path:
+    """A decoupled project: the example Drupal site in `drupal/` beside a front end, one `.git`."""
+    root = base / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "frontend").mkdir()
+    (root / "frontend" / "package.json").write_text('{"name": "frontend"}\n')
+    shutil.copytree(
+        ROOT / "examples" / "drupal-site", root / "drupal", ignore=shutil.ignore_patterns(".ai_eval")
+    )
+    return root

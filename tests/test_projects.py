@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, multisite, without_test_plugins
+from conftest import ROOT, monorepo, multisite, without_test_plugins
 
 from ai_eval_lsp.disk.roots import project_root
 
@@ -39,15 +39,9 @@ def rubric(identifier: str, check: str) -> str:
     return RUBRIC.format(id=identifier, check=check)
 
 
-@pytest.fixture()
-def monorepo(tmp_path: Path) -> Path:
-    """A decoupled project: the example Drupal site in `drupal/` beside a front end, one `.git`."""
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "frontend").mkdir()
-    (root / "frontend" / "package.json").write_text('{"name": "frontend"}\n')
-    shutil.copytree(EXAMPLE, root / "drupal", ignore=shutil.ignore_patterns(".ai_eval"))
-    return root
+@pytest.fixture(name="monorepo")
+def monorepo_fixture(tmp_path: Path) -> Path:
+    return monorepo(tmp_path)
 
 
 def problems(result: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:

@@ -6,7 +6,6 @@ projects to load instead of failing."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from conftest import ROOT, multisite, without_test_plugins
+from conftest import ROOT, monorepo, multisite, without_test_plugins
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -25,15 +24,6 @@ EXAMPLE = ROOT / "examples" / "drupal-site"
 MODULE = "drupal/web/modules/custom/support_assistant"
 BROKEN = "drupal/broken/rubrics/escalation_draft.yaml"
 CONFIG = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], server_env=without_test_plugins())
-
-
-def monorepo(base: Path) -> Path:
-    root = base / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "frontend").mkdir()
-    (root / "frontend" / "package.json").write_text('{"name": "frontend"}\n')
-    shutil.copytree(EXAMPLE, root / "drupal", ignore=shutil.ignore_patterns(".ai_eval"))
-    return root
 
 
 def check_json(where: Path, *args: str) -> list[dict[str, Any]]:

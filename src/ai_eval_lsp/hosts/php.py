@@ -235,8 +235,7 @@ class PhpWorker:
     @property
     def pid(self) -> int | None:
         """The id of the process started from `command` (a wrapper's, when there is one)."""
-        process = self._host.process
-        return process.popen.pid if process else None
+        return self._host.pid
 
     @property
     def php_pid(self) -> int | None:

@@ -101,6 +101,12 @@ class Host:
     def process(self) -> Process | None:
         return self._process
 
+    @property
+    def pid(self) -> int | None:
+        """The id of the child started (a wrapper's, when it runs one), None when none runs."""
+        process = self._process
+        return process.popen.pid if process is not None else None
+
     def started(self) -> Process:
         """The child, started if need be (the caller takes turns through `call` otherwise)."""
         with self._lock:

@@ -106,8 +106,7 @@ class PluginHost:
 
     @property
     def pid(self) -> int | None:
-        process = self._host.process
-        return process.popen.pid if process is not None else None
+        return self._host.pid
 
     def execute(
         self, plugin: Plugin, name: str, check: Mapping[str, Any], response: str, context: Mapping[str, Any]
