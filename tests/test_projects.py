@@ -17,7 +17,6 @@ from conftest import ROOT, monorepo, multisite, without_test_plugins
 
 from ai_eval_lsp.disk.roots import project_root
 
-EXAMPLE = ROOT / "examples" / "drupal-site"
 MODULE = "web/modules/custom/support_assistant"
 EXTENSION = "config/sync/core.extension.yml"
 

@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from conftest import ROOT, monorepo, multisite, without_test_plugins
+from conftest import monorepo, multisite, without_test_plugins
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from e2e.conftest import EDITORS
 from e2e.helpers import capabilities, diagnostics, diagnostics_until, open_document, start
 
-EXAMPLE = ROOT / "examples" / "drupal-site"
 MODULE = "drupal/web/modules/custom/support_assistant"
 BROKEN = "drupal/broken/rubrics/escalation_draft.yaml"
 CONFIG = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], server_env=without_test_plugins())
