@@ -330,6 +330,105 @@ def test_exit_in_an_executor_fails_the_check_and_the_next_call_gets_a_new_worker
     assert word_count(worker, "back").reason == "1 words, within range"
 
 
+# The seed's outcome contract (seed 000, "The interface"): whatever an executor does, its check
+# gets the outcome the seed gives it, and the same process answers the next call.
+
+PROBES_SRC = PLAIN / "modules/worker_probes/src"
+
+
+def probe(score: float | str, **check: Any) -> dict[str, Any]:
+    return {"id": "p", "kind": "score_probe", "score": score, **check}
+
+
+@pytest.mark.parametrize(
+    ("executor", "check", "expected"),
+    [
+        # The score is clamped to 0..1 by PHP's CheckOutcome itself, as the executor sees it.
+        ("ScoreProbeExecutor", probe(1.7), CheckOutcome("p", "score_probe", 1.0, True, "PHP holds 1.0")),
+        ("ScoreProbeExecutor", probe(-0.5), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        ("ScoreProbeExecutor", probe(0.25), CheckOutcome("p", "score_probe", 0.25, True, "PHP holds 0.25")),
+        # JSON cannot carry these: only PHP's clamp makes them scores.
+        ("ScoreProbeExecutor", probe("INF"), CheckOutcome("p", "score_probe", 1.0, True, "PHP holds 1.0")),
+        ("ScoreProbeExecutor", probe("-INF"), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        # Not a score at all: the lowest, as Python's CheckOutcome makes it.
+        ("ScoreProbeExecutor", probe("NAN"), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        # The check id may be an empty string.
+        (
+            "ScoreProbeExecutor",
+            {"kind": "score_probe", "score": 0.5},
+            CheckOutcome("", "score_probe", 0.5, True, "PHP holds 0.5"),
+        ),
+        (
+            "ThrowingExecutor",
+            {"id": "t", "kind": "throwing"},
+            CheckOutcome(
+                "t",
+                "throwing",
+                0.0,
+                False,
+                f"`{PROBES}ThrowingExecutor::execute()` threw RuntimeException: the reference service is down "
+                f"(modules/worker_probes/src/ThrowingExecutor.php:"
+                f"{line_of(PROBES_SRC / 'ThrowingExecutor.php', 'the reference service is down')})",
+            ),
+        ),
+        (
+            "ThrowingConstructorExecutor",
+            {"id": "c", "kind": "constructed"},
+            CheckOutcome(
+                "c",
+                "constructed",
+                0.0,
+                False,
+                f"constructing `{PROBES}ThrowingConstructorExecutor` threw InvalidArgumentException: "
+                "no API key configured (modules/worker_probes/src/ThrowingConstructorExecutor.php:"
+                f"{line_of(PROBES_SRC / 'ThrowingConstructorExecutor.php', 'no API key configured')})",
+            ),
+        ),
+        # What it prints is logged, never part of the outcome.
+        (
+            "EchoingExecutor",
+            {"id": "e", "kind": "echo"},
+            CheckOutcome("e", "echo", 1.0, True, "the response"),
+        ),
+        (
+            "WrongTypeExecutor",
+            {"id": "w", "kind": "wrong"},
+            CheckOutcome(
+                "w",
+                "wrong",
+                0.0,
+                False,
+                f"`{PROBES}WrongTypeExecutor::execute()` threw TypeError: {PROBES}WrongTypeExecutor::execute(): "
+                "Return value must be of type Drupal\\ai_eval\\CheckOutcome, array returned "
+                f"(modules/worker_probes/src/WrongTypeExecutor.php:"
+                f"{line_of(PROBES_SRC / 'WrongTypeExecutor.php', 'return [')})",
+            ),
+        ),
+    ],
+    ids=[
+        "score above 1",
+        "score below 0",
+        "score within",
+        "INF",
+        "-INF",
+        "NAN",
+        "empty check id",
+        "exception in execute",
+        "exception in the constructor",
+        "printed text",
+        "no CheckOutcome",
+    ],
+)
+def test_the_seeds_outcome_contract_holds_and_the_worker_answers_the_next_call(
+    worker: PhpWorker, executor: str, check: dict[str, Any], expected: CheckOutcome
+) -> None:
+    word_count(worker, "warm up")
+    pid = worker.pid
+    assert worker.execute(f"{PROBES}{executor}", [], check, "the response", QUESTION) == expected
+    assert word_count(worker, "still answering").reason == "2 words, within range"
+    assert worker.pid == pid
+
+
 @pytest.mark.parametrize(
     ("class_name", "reason"),
     [

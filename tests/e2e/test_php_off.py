@@ -141,7 +141,8 @@ async def test_the_run_cases_lens_skips_the_php_checks_and_starts_no_php(client:
     )
     (lens,) = [lens for lens in lenses or [] if lens.command and lens.command.title == "Run cases"]
     assert lens.command is not None and lens.command.arguments is not None
-    result = await execute(client, lens.command.command, *lens.command.arguments)
+    (argument,) = lens.command.arguments
+    result = await execute(client, lens.command.command, argument)
     contents = [
         outcome
         for verdict in result["verdicts"].values()

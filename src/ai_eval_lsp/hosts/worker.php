@@ -800,8 +800,9 @@ namespace Drupal\ai_eval {
           public function __construct(string $checkId, string $kind, float $score, bool $passed, string $reason) {
             $this->checkId = $checkId;
             $this->kind = $kind;
-            // The rubric scale.
-            $this->score = max(0.0, min(1.0, $score));
+            // The rubric scale. NAN is no score: the lowest, as in the Python API
+            // (PHP's min() and max() would make it 1.0).
+            $this->score = is_nan($score) ? 0.0 : max(0.0, min(1.0, $score));
             $this->passed = $passed;
             $this->reason = $reason;
           }
