@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+import yaml
 from conftest import ROOT, without_test_plugins
 from lsprotocol import types
 from processes import recording_php
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ai_eval_lsp.project.registry import PHP_OFF
+from ai_eval_lsp.runs.workers import PARALLEL_FROM, workers_for
 from e2e.helpers import diagnostics, open_document, start
 
 MODULE = "web/modules/custom/support_assistant"
@@ -152,6 +154,26 @@ async def test_the_run_cases_lens_skips_the_php_checks_and_starts_no_php(client:
     assert len(contents) == 5
     assert all(SKIPPED in outcome["reason"] and "raised" not in outcome["reason"] for outcome in contents)
     assert (result["row"]["pass_rate"], result["row"]["passed_gate"]) == (0.8, 1)
+    assert php_starts(client) == []
+
+
+async def test_a_run_large_enough_for_case_workers_skips_them_too(client: LanguageClient) -> None:
+    """Case workers load the project again, from the settings the editor gave, not from disk."""
+    cases = yaml.safe_load((client.workspace_root / CASES).read_text())  # type: ignore[attr-defined]
+    copies = 2 * PARALLEL_FROM // len(cases["cases"])
+    cases["cases"] = [{**case, "id": f"{case['id']}_{n}"} for n in range(copies) for case in cases["cases"]]
+    if workers_for(len(cases["cases"])) < 2:
+        pytest.skip("one usable core: a run this large stays in the server's process")
+    many = client.workspace_root / MODULE / "evals" / "many.cases.yaml"  # type: ignore[attr-defined]
+    many.write_text(yaml.safe_dump(cases))
+    result = await execute(client, "aiEval.runCases", {"uri": many.as_uri()})
+    reasons = [
+        outcome["reason"]
+        for verdict in result["verdicts"].values()
+        for outcome in verdict["outcomes"]
+        if outcome["checkId"] == "content"
+    ]
+    assert len(reasons) == len(cases["cases"]) and all(SKIPPED in reason for reason in reasons)
     assert php_starts(client) == []
 
 
