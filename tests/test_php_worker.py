@@ -391,6 +391,11 @@ def probe(score: float | str, **check: Any) -> dict[str, Any]:
             CheckOutcome("e", "echo", 1.0, True, "the response"),
         ),
         (
+            "MarkWritingExecutor",
+            {"id": "m", "kind": "mark"},
+            CheckOutcome("m", "mark", 1.0, True, "wrote the mark"),
+        ),
+        (
             "WrongTypeExecutor",
             {"id": "w", "kind": "wrong"},
             CheckOutcome(
@@ -416,6 +421,7 @@ def probe(score: float | str, **check: Any) -> dict[str, Any]:
         "exception in execute",
         "exception in the constructor",
         "printed text",
+        "printed mark bytes",
         "no CheckOutcome",
     ],
 )
