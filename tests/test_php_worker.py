@@ -228,7 +228,9 @@ def test_an_untyped_interface_lets_the_worker_check_the_return_type() -> None:
     executor = "Drupal\\site_checks\\ReturnsStringExecutor"
     with PhpWorker(OWN, OWN_PSR4, command=PHP) as php:
         assert php.applies(executor, [], {"kind": "anything"}) is True  # 'yes' is truthy
+        pid = php.pid
         outcome = php.execute(executor, [], {"id": "s", "kind": "strings"}, "x", QUESTION)
+        assert php.applies(executor, [], {"kind": "anything"}) is True and php.pid == pid  # it goes on
     assert outcome == CheckOutcome(
         "s",
         "strings",
