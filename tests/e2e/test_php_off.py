@@ -67,11 +67,12 @@ def vscode_configuration_answer(value: dict[str, Any], trusted: bool, into: Path
     return json.loads(answer.stdout)
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("php-off") / "site"
-    shutil.copytree(ROOT / "examples" / "drupal-site", root)
-    return root
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A fresh copy of the example site (one per server: a settings file in it counts for all),
+    and beside it a recording PHP: the command and its record of starts."""
+    here = tmp_path_factory.mktemp("php-off")
+    shutil.copytree(ROOT / "examples" / "drupal-site", here / "site")
+    return here / "site", *recording_php(here)
 
 
 SERVER = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], server_env=without_test_plugins())
@@ -81,6 +82,7 @@ SERVER = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], serv
     params=[
         ("visual_studio_code", "settings"),
         ("neovim", "settings"),
+        ("visual_studio_code", "ai-eval.toml"),
         ("visual_studio_code", "untrusted workspace"),
     ],
     ids=lambda param: " ".join(param),
@@ -88,22 +90,22 @@ SERVER = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], serv
     scope="module",
 )
 async def client(  # type: ignore[no-untyped-def]
-    request: pytest.FixtureRequest,
-    lsp_client: LanguageClient,
-    workspace: Path,
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
 ):
-    """A server whose PHP is off: by the user's setting, or by an untrusted workspace in VS Code
-    where the user's settings say `php.run: true`."""
+    """A server whose PHP is off: by the user's setting, by the project's `ai-eval.toml`, or by
+    an untrusted workspace in VS Code where the user's settings say `php.run: true`."""
     editor, why = request.param
-    here = tmp_path_factory.mktemp("php")
-    command, starts = recording_php(here)
+    site, command, starts = example_site(tmp_path_factory)
+    settings: Any = {}
     if why == "settings":
-        settings: Any = {"php": {"run": False, "command": [str(command)]}}
+        settings = {"php": {"run": False, "command": [str(command)]}}
+    elif why == "ai-eval.toml":
+        (site / "ai-eval.toml").write_text(f'[php]\ncommand = ["{command}"]\nrun = false\n')
     else:
-        settings = vscode_configuration_answer({"php": {"run": True, "command": [str(command)]}}, False, here)
+        value = {"php": {"run": True, "command": [str(command)]}}
+        settings = vscode_configuration_answer(value, False, starts.parent)
     lsp_client.php_starts = starts  # type: ignore[attr-defined]
-    yield await start(lsp_client, editor, [workspace], settings=settings)
+    yield await start(lsp_client, editor, [site], settings=settings)
     await lsp_client.shutdown_session()
 
 
@@ -192,15 +194,13 @@ async def test_run_rubric_and_run_check_skip_the_php_check(client: LanguageClien
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
-async def php_on(  # type: ignore[no-untyped-def]
-    lsp_client: LanguageClient, workspace: Path, tmp_path_factory: pytest.TempPathFactory
-):
+async def php_on(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """The control: the same site and `php.command`, in a trusted workspace with PHP on."""
-    here = tmp_path_factory.mktemp("php")
-    command, starts = recording_php(here)
-    settings = vscode_configuration_answer({"php": {"run": True, "command": [str(command)]}}, True, here)
+    site, command, starts = example_site(tmp_path_factory)
+    value = {"php": {"run": True, "command": [str(command)]}}
+    settings = vscode_configuration_answer(value, True, starts.parent)
     lsp_client.php_starts = starts  # type: ignore[attr-defined]
-    yield await start(lsp_client, "visual_studio_code", [workspace], settings=settings)
+    yield await start(lsp_client, "visual_studio_code", [site], settings=settings)
     await lsp_client.shutdown_session()
 
 
