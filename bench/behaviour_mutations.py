@@ -73,6 +73,14 @@ MUTATIONS = [
         ("tests/test_php_off.py",),
     ),
     Mutation(
+        "editor-settings-not-overlaid",
+        "in the editor, a project's settings files win over what the user set (php.run false included)",
+        "src/ai_eval_lsp/project/project.py",
+        "settings = settings.overlaid(editor)",
+        "pass",
+        ("tests/e2e/test_php_off.py",),
+    ),
+    Mutation(
         "settings-php-table-not-read",
         "a nested `[php]` table (ai-eval.toml, an editor's nested settings) is an unknown setting",
         "src/ai_eval_lsp/disk/settings.py",
