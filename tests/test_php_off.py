@@ -6,32 +6,23 @@ start, so the same site with `php.run = true` shows that the script is what woul
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from conftest import ROOT, without_test_plugins
+from conftest import without_test_plugins
+from example_site import CASES, RUBRIC, SKIPPED, content_outcomes, copy_example, many_cases
 from processes import recording_php
 
 from ai_eval_lsp.project.registry import PHP_OFF
 from ai_eval_lsp.runs.workers import PARALLEL_FROM, workers_for
 
-MODULE = "web/modules/custom/support_assistant"
-CASES = f"{MODULE}/evals/refunds.cases.yaml"
-RUBRIC = f"{MODULE}/rubrics/refund_answer.yaml"
-SKIPPED = f"skipped: readable_length (word_count, {PHP_OFF})"
-"""How the `content` composite's reason names the PHP check it skipped."""
-
 
 @pytest.fixture()
 def site(tmp_path: Path) -> Path:
-    root = tmp_path / "site"
-    shutil.copytree(ROOT / "examples" / "drupal-site", root)
-    return root
+    return copy_example(tmp_path / "site")
 
 
 def configure(site: Path, php_run: bool) -> Path:
@@ -48,14 +39,8 @@ def cli(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def cases_file(site: Path, copies: int) -> str:
-    """The example's cases file, or one holding `copies` of each of its cases: a run that large
-    is graded in case workers, each with its own PHP worker."""
-    if copies == 1:
-        return CASES
-    data = yaml.safe_load((site / CASES).read_text())
-    data["cases"] = [{**case, "id": f"{case['id']}_{n}"} for n in range(copies) for case in data["cases"]]
-    (site / f"{MODULE}/evals/many.cases.yaml").write_text(yaml.safe_dump(data))
-    return f"{MODULE}/evals/many.cases.yaml"
+    """The example's cases file, or one with `copies` of each case (graded in case workers)."""
+    return CASES if copies == 1 else str(many_cases(site, copies).relative_to(site))
 
 
 COPIES = pytest.mark.parametrize("copies", [1, 2 * PARALLEL_FROM // 5], ids=["in-process", "case-workers"])
@@ -66,16 +51,6 @@ def run_json(site: Path, cases: str) -> dict[str, Any]:
     assert result.returncode in (0, 1), result.stderr
     (run,) = json.loads(result.stdout)
     return run  # type: ignore[no-any-return]
-
-
-def content_outcomes(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each case's `content` outcome: the composite over the rubric with the PHP check."""
-    return [
-        outcome
-        for verdict in run["verdicts"].values()
-        for outcome in verdict["outcomes"]
-        if outcome["checkId"] == "content"
-    ]
 
 
 @COPIES

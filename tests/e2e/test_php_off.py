@@ -7,7 +7,6 @@ a run is asked for; the same site with `php.run: true` starts the recording `php
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +14,8 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-import yaml
 from conftest import ROOT, without_test_plugins
+from example_site import CASES, RUBRIC, SKIPPED, content_outcomes, copy_example, many_cases
 from lsprotocol import types
 from processes import recording_php
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -25,12 +24,8 @@ from ai_eval_lsp.project.registry import PHP_OFF
 from ai_eval_lsp.runs.workers import PARALLEL_FROM, workers_for
 from e2e.helpers import diagnostics, open_document, start
 
-MODULE = "web/modules/custom/support_assistant"
-CASES = f"{MODULE}/evals/refunds.cases.yaml"
-RUBRIC = f"{MODULE}/rubrics/refund_answer.yaml"
 KIND = types.Position(15, 12)
 """On `word_count` in the rubric's `readable_length` check."""
-SKIPPED = f"skipped: readable_length (word_count, {PHP_OFF})"
 EXTENSION = ROOT / "vscode-extension"
 QUESTION = {"id": "q", "expected": {"reference": "Refunds are paid within 5 business days."}}
 RESPONSE = "Sorry! Refunds are paid to your card within 5 business days of the return."
@@ -71,8 +66,7 @@ def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     """A fresh copy of the example site (one per server: a settings file in it counts for all),
     and beside it a recording PHP: the command and its record of starts."""
     here = tmp_path_factory.mktemp("php-off")
-    shutil.copytree(ROOT / "examples" / "drupal-site", here / "site")
-    return here / "site", *recording_php(here)
+    return copy_example(here / "site"), *recording_php(here)
 
 
 SERVER = ClientServerConfig([sys.executable, "-m", "ai_eval_lsp", "serve"], server_env=without_test_plugins())
@@ -147,12 +141,7 @@ async def test_the_run_cases_lens_skips_the_php_checks_and_starts_no_php(client:
     assert lens.command is not None and lens.command.arguments is not None
     (argument,) = lens.command.arguments
     result = await execute(client, lens.command.command, argument)
-    contents = [
-        outcome
-        for verdict in result["verdicts"].values()
-        for outcome in verdict["outcomes"]
-        if outcome["checkId"] == "content"
-    ]
+    contents = content_outcomes(result)
     assert len(contents) == 5
     assert all(SKIPPED in outcome["reason"] and "raised" not in outcome["reason"] for outcome in contents)
     assert (result["row"]["pass_rate"], result["row"]["passed_gate"]) == (0.8, 1)
@@ -161,21 +150,13 @@ async def test_the_run_cases_lens_skips_the_php_checks_and_starts_no_php(client:
 
 async def test_a_run_large_enough_for_case_workers_skips_them_too(client: LanguageClient) -> None:
     """Case workers load the project again, from the settings the editor gave, not from disk."""
-    cases = yaml.safe_load((client.workspace_root / CASES).read_text())  # type: ignore[attr-defined]
-    copies = 2 * PARALLEL_FROM // len(cases["cases"])
-    cases["cases"] = [{**case, "id": f"{case['id']}_{n}"} for n in range(copies) for case in cases["cases"]]
-    if workers_for(len(cases["cases"])) < 2:
+    copies = 2 * PARALLEL_FROM // 5
+    if workers_for(5 * copies) < 2:
         pytest.skip("one usable core: a run this large stays in the server's process")
-    many = client.workspace_root / MODULE / "evals" / "many.cases.yaml"  # type: ignore[attr-defined]
-    many.write_text(yaml.safe_dump(cases))
+    many = many_cases(client.workspace_root, copies)  # type: ignore[attr-defined]
     result = await execute(client, "aiEval.runCases", {"uri": many.as_uri()})
-    reasons = [
-        outcome["reason"]
-        for verdict in result["verdicts"].values()
-        for outcome in verdict["outcomes"]
-        if outcome["checkId"] == "content"
-    ]
-    assert len(reasons) == len(cases["cases"]) and all(SKIPPED in reason for reason in reasons)
+    reasons = [outcome["reason"] for outcome in content_outcomes(result)]
+    assert len(reasons) == 5 * copies and all(SKIPPED in reason for reason in reasons)
     assert php_starts(client) == []
 
 
