@@ -140,6 +140,7 @@ SLOW = (
     "test_parallel_runs.py",
     "test_server_memory.py",
     "test_php_worker.py",
+    "test_php_off.py",
     "test_serve.py",
     "test_release.py",
     "test_emacs.py",
