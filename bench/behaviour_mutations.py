@@ -201,6 +201,14 @@ MUTATIONS = [
         (*WORKER_TESTS, "-k", "own_time_limit"),
     ),
     Mutation(
+        "worker-php-alarm-5x",
+        "a worker whose server was killed runs on five times past its time limit",
+        "src/ai_eval_lsp/hosts/php.py",
+        '"timeLimit": math.ceil(self._timeout) + 1,',
+        '"timeLimit": (math.ceil(self._timeout) + 1) * 5,',
+        (*WORKER_TESTS, "-k", "own_time_limit"),
+    ),
+    Mutation(
         "php-call-deadline-20x",
         "a PHP executor may run 20 times runTimeoutSeconds",
         "src/ai_eval_lsp/hosts/php.py",

@@ -585,7 +585,9 @@ def test_a_worker_whose_server_was_killed_ends_at_its_own_time_limit(tmp_path: P
         f"worker.execute({PROBES + 'SleepingExecutor'!r}, [], {{'kind': 'sleep'}}, '', {{}})\n"
     )
     php = orphan(server, tmp_path / "pid")
-    assert ends_alone(php, 30.0)  # the alarm comes a second after the 3 s limit
+    # The alarm comes a second after the 3 s limit, on the wall clock, however busy the machine;
+    # the bound is a generous multiple of it, not the several times of a wrong alarm.
+    assert ends_alone(php, 12.0)
 
 
 def test_a_wrapper_command_works_and_its_children_die_with_it() -> None:
