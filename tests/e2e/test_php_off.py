@@ -1,6 +1,7 @@
 """`php.run: false` where a Drupal developer meets it in the editor: the shipped example site,
-the real server over stdio, the setting from the editor's settings or forced by the VS Code
-extension in a workspace VS Code does not trust. The PHP checks are skipped with SPEC section 4's
+the real server over stdio, the setting from the editor's settings, from the project's
+`ai-eval.toml`, or forced by the VS Code extension in a workspace VS Code does not trust (over a
+repository's own file that turns PHP on). The PHP checks are skipped with SPEC section 4's
 reason and never fail, the editor shows and hovers why, and no PHP process starts, whichever way
 a run is asked for; the same site with `php.run: true` starts the recording `php.command`."""
 
@@ -87,17 +88,18 @@ async def client(  # type: ignore[no-untyped-def]
     request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
 ):
     """A server whose PHP is off: by the user's setting, by the project's `ai-eval.toml`, or by
-    an untrusted workspace in VS Code where the user's settings say `php.run: true`."""
+    an untrusted workspace in VS Code, where both the user's settings and the repository's own
+    `ai-eval.toml` say `php.run: true`."""
     editor, why = request.param
     site, command, starts = example_site(tmp_path_factory)
     settings: Any = {}
     if why == "settings":
         settings = {"php": {"run": False, "command": [str(command)]}}
-    elif why == "ai-eval.toml":
-        (site / "ai-eval.toml").write_text(f'[php]\ncommand = ["{command}"]\nrun = false\n')
     else:
-        value = {"php": {"run": True, "command": [str(command)]}}
-        settings = vscode_configuration_answer(value, False, starts.parent)
+        run = str(why != "ai-eval.toml").lower()
+        (site / "ai-eval.toml").write_text(f'[php]\ncommand = ["{command}"]\nrun = {run}\n')
+    if why == "untrusted workspace":
+        settings = vscode_configuration_answer({"php": {"run": True}}, False, starts.parent)
     lsp_client.php_starts = starts  # type: ignore[attr-defined]
     yield await start(lsp_client, editor, [site], settings=settings)
     await lsp_client.shutdown_session()
