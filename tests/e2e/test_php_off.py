@@ -201,3 +201,27 @@ async def test_with_php_on_every_run_starts_the_php_command(php_on: LanguageClie
     )
     assert check["outcome"]["reason"] == "14 words, within range"
     assert len(php_starts(php_on)) == 3  # one PHP worker a run
+
+
+@pytest_lsp.fixture(params=[True, False], ids=["trusted", "untrusted"], config=SERVER)
+async def stored_by(  # type: ignore[no-untyped-def]
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+):
+    """VS Code over a site whose own `ai-eval.toml` sends results elsewhere."""
+    site = copy_example(tmp_path / "site")
+    elsewhere = tmp_path / "elsewhere" / "results.sqlite"
+    (site / "ai-eval.toml").write_text(f'resultsDatabase = "{elsewhere}"\n')
+    settings = vscode_configuration_answer({}, request.param, tmp_path)
+    lsp_client.elsewhere, lsp_client.trusted = elsewhere, request.param  # type: ignore[attr-defined]
+    yield await start(lsp_client, "visual_studio_code", [site], settings=settings)
+    await lsp_client.shutdown_session()
+
+
+async def test_an_untrusted_repository_cannot_choose_where_runs_are_stored(stored_by: LanguageClient) -> None:
+    """Restricted Mode ignores the workspace's `resultsDatabase`; the repository's own settings
+    file is the workspace's too."""
+    await execute(stored_by, "aiEval.runCases", {"uri": uri_of(stored_by, CASES)})
+    elsewhere: Path = stored_by.elsewhere  # type: ignore[attr-defined]
+    default = stored_by.workspace_root / ".ai_eval" / "results.sqlite"  # type: ignore[attr-defined]
+    trusted: bool = stored_by.trusted  # type: ignore[attr-defined]
+    assert (elsewhere.exists(), default.exists()) == (trusted, not trusted)
