@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.refs import format_ref, parse_ref, version_key
 from ai_eval_lsp.core.text import split_lines
 from ai_eval_lsp.core.yamltree import Node
 
@@ -87,21 +88,6 @@ def has_modeline(head: str) -> bool:
     return False
 
 
-_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:-([0-9A-Za-z.-]+))?\Z")
-
-
-def version_key(version: str | None) -> tuple[int, int, int, int, tuple[tuple[int, int | str], ...]]:
-    """Orders versions as semver does: a prerelease comes before its release; junk sorts first."""
-    match = _VERSION.match(version or "")
-    if not match:
-        return (-1, -1, -1, -1, ())
-    major, minor, patch, pre = match.groups()
-    prerelease = tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in (pre.split(".") if pre else ())
-    )
-    return (int(major), int(minor), int(patch or 0), 0 if pre else 1, prerelease)
-
-
 @dataclass(frozen=True, slots=True)
 class CompositeRef:
     """A composite check's `rubric:` reference."""
@@ -167,7 +153,7 @@ class RubricSummary:
 
     @property
     def name(self) -> str:
-        return f"{self.id}@{self.version}" if self.version else str(self.id)
+        return format_ref(str(self.id), self.version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +180,7 @@ class CasesSummary:
 
     @property
     def rubric_id(self) -> str | None:
-        return self.rubric.partition("@")[0] if self.rubric else None
+        return parse_ref(self.rubric).id if self.rubric else None
 
 
 Summary = RubricSummary | CasesSummary
@@ -354,9 +340,9 @@ class RubricIndex:
 
     def resolve(self, ref: str) -> RubricSummary | None:
         """`id` means its highest version, `id@version` that version."""
-        rubric_id, _, version = ref.partition("@")
-        for summary in self.with_id(rubric_id):
-            if not version or summary.version == version:
+        wanted = parse_ref(ref)
+        for summary in self.with_id(wanted.id):
+            if wanted.version is None or summary.version == wanted.version:
                 return summary
         return None
 

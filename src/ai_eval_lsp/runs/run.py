@@ -21,6 +21,7 @@ from ai_eval_lsp.core.compare import Diff, diff
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
+from ai_eval_lsp.core.refs import parse_ref
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
@@ -346,7 +347,7 @@ def run(
         + [{"module": p.origin.module, "class": p.origin.name} for p in project.registry.php],
         "ai_eval_lsp": __version__,
     }
-    row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
+    row = build_row(parse_ref(ref).id, results, gate, options.source, time.perf_counter() - clock, config)
     records = [case.record() for case in results]
     try:
         stored = store.insert(row, started, records, cancellation.store)
