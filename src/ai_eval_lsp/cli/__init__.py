@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render, text_line
-from ai_eval_lsp.cli.results import (
+from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.problems import Problem, Severity
+from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.disk.roots import project_root
+from ai_eval_lsp.disk.settings import SettingsFileError
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.project.registry import PhpPlugin
+from ai_eval_lsp.runs.render import (
     count,
     format_diff,
     format_diff_markdown,
@@ -23,16 +30,8 @@ from ai_eval_lsp.cli.results import (
     format_targets,
     run_json,
 )
-from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.problems import Problem, Severity
-from ai_eval_lsp.core.workspace import Role
-from ai_eval_lsp.disk.roots import project_root
-from ai_eval_lsp.disk.settings import SettingsFileError
-from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.project.registry import PhpPlugin
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.core.compare import CaseRecord, Diff
     from ai_eval_lsp.runs.store import ResultStore
 
 T = TypeVar("T")
@@ -442,17 +441,9 @@ def _diff(projects: Projects, args: argparse.Namespace) -> int:
 
 
 def _report(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.cli.html import render_report
+    from ai_eval_lsp.runs.report import render_report, report_targets
 
-    def read(store: ResultStore) -> list[tuple[str, list[dict[str, Any]], list[CaseRecord], Diff | None]]:
-        targets = []
-        for target in store.targets():
-            rows = store.history(target)[::-1]
-            comparison = store.diff(target=target) if len(rows) > 1 else None
-            targets.append((target, rows, store.cases(rows[-1]), comparison))
-        return targets
-
-    targets = _from_store(projects, args, read)
+    targets = _from_store(projects, args, report_targets)
     if targets is None:
         return EXIT_USAGE
     try:
