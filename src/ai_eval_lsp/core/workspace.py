@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -145,6 +145,8 @@ class RubricSummary:
     composites: tuple[CompositeRef, ...]
     sources: tuple[tuple[str, str], ...] = ()
     """(check label, dot-path) of each `target_match` check: what it reads from a question."""
+    kinds: frozenset[str] = frozenset()
+    """The kinds its checks use: what a change to an executor re-runs."""
     lines: Mapping[int, str] = field(default_factory=dict)
     """The text of the lines its spans are on, so other files' features place them without
     reading this file again."""
@@ -224,8 +226,11 @@ def summarize(
     check_ids: list[str] = []
     composites: list[CompositeRef] = []
     sources: list[tuple[str, str]] = []
+    kinds: set[str] = set()
     for index, check in enumerate(checks.items or [] if checks else []):
         value = check.value if isinstance(check.value, dict) else {}
+        if isinstance(value.get("kind"), str):
+            kinds.add(value["kind"])
         if isinstance(value.get("id"), str):
             check_ids.append(value["id"])
         ref = check.get("rubric")
@@ -243,6 +248,7 @@ def summarize(
         check_ids=tuple(check_ids),
         composites=tuple(composites),
         sources=tuple(sources),
+        kinds=frozenset(kinds),
         lines=_lines(text, [id_span, *(c.span for c in composites), *_unreadable_spans(unreadable)]),
         unreadable=unreadable,
     )
@@ -425,3 +431,41 @@ class WorkspaceIndex:
 
     def summary(self, path: str) -> Summary | None:
         return self.rubrics.by_path.get(path) or self.cases.by_path.get(path)
+
+    def affected(self, paths: Iterable[str]) -> list[str]:
+        """The cases files a change to these files re-runs, by path: a cases file itself; for a
+        rubric, every cases file whose rubric is it or reaches it through composites."""
+        paths = list(paths)
+        cases = {path for path in paths if path in self.cases.by_path}
+        return sorted(cases | set(self._running_any(path for path in paths if path in self.rubrics.by_path)))
+
+    def using_kinds(self, kinds: Iterable[str]) -> list[str]:
+        """The cases files whose rubrics use one of these kinds, directly or through composites."""
+        wanted = set(kinds)
+        return sorted(self._running_any(s.path for s in self.rubrics.by_path.values() if s.kinds & wanted))
+
+    def _running_any(self, rubric_paths: Iterable[str]) -> Iterator[str]:
+        """The cases files whose rubric is one of these or reaches one through composites."""
+        reached = self._reaching(rubric_paths)
+        for cases in self.cases.by_path.values():
+            resolved = self.rubrics.resolve(cases.rubric) if cases.rubric else None
+            if resolved is not None and resolved.path in reached:
+                yield cases.path
+
+    def _reaching(self, rubric_paths: Iterable[str]) -> set[str]:
+        """These rubrics and every rubric whose composites reach one of them, at any depth (a
+        cycle is followed once), by path."""
+        callers: dict[str, list[str]] = {}
+        for summary in self.rubrics.by_path.values():
+            for composite in summary.composites:
+                called = self.rubrics.resolve(composite.ref)
+                if called is not None:
+                    callers.setdefault(called.path, []).append(summary.path)
+        pending = list(rubric_paths)
+        reached = set(pending)
+        while pending:
+            for caller in callers.get(pending.pop(), []):
+                if caller not in reached:
+                    reached.add(caller)
+                    pending.append(caller)
+        return reached
