@@ -146,6 +146,9 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
     assert flipped.change.base.run_id == first.run_id
     assert flipped.change.flipped == ["polite"]
     assert flipped.summary == "leaf: 1 case now fails: polite"
+    # What a client needs to show the cases run (VS Code's Testing view, Neovim's quickfix list).
+    assert flipped.casesUri == (root(affected) / "leaf.cases.yaml").as_uri()
+    assert (flipped.verdicts.polite.passed, flipped.verdicts.curt.passed) == (False, False)
     # A client that does not show runs itself gets the flip as a message, once.
     await until(lambda: len(affected.messages) > shown)
     assert [m.message for m in affected.messages[shown:]] == ["leaf: 1 case now fails: polite"]

@@ -248,7 +248,7 @@ try {
   await expectation("runComplete", async () => {
     await openFile("tone.cases.yaml");
     await palette(">AI Eval: Run Cases");
-    await page.waitForSelector('.notifications-toasts:has-text("AI Eval run complete: support_tone")', { timeout: 60000 });
+    await page.waitForSelector('.notifications-toasts:has-text("AI Eval: support_tone: pass rate")', { timeout: 60000 });
     result.notifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
     await page.screenshot({ path: path.join(artifacts, "run-complete.png") });
   });
@@ -286,16 +286,16 @@ try {
     let panel;
     while (!panel && Date.now() < deadline) {
       for (const frame of page.frames()) {
-        if (await frame.$("svg polyline.rate").catch(() => null)) panel = frame;
+        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
       }
       if (!panel) await new Promise((r) => setTimeout(r, 300));
     }
     if (!panel) throw new Error("the history panel never showed its trend");
     result.history = {
-      title: await panel.$eval("h1", (h) => h.innerText),
-      runs: await panel.$$eval("table.runs tr", (rows) => rows.length - 1),
+      title: await panel.$eval("#history h2", (h) => h.innerText),
+      runs: await panel.$$eval("#history table tr", (rows) => rows.length - 1),
       diff: await panel.$eval("#diff", (d) => d.innerText),
-      bandPoints: await panel.$eval("svg polygon.band", (p) => p.getAttribute("points").split(" ").length),
+      bandPoints: await panel.$eval("#history svg polygon", (p) => p.getAttribute("points").split(" ").length),
     };
     await page.screenshot({ path: path.join(artifacts, "history.png") });
   });

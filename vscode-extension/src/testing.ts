@@ -3,6 +3,7 @@
 // (a case alone with `caseIds`). A failed case's message stands at the case in its file.
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
+import { RunComplete } from "./format";
 import { RunAnswer, caseResult } from "./results";
 
 interface SymbolInformation {
@@ -120,6 +121,19 @@ export class CasesTests implements vscode.Disposable {
         cases.forEach((item) => (token.isCancellationRequested ? run.skipped(item) : run.errored(item, message)));
       }
     }
+    run.end();
+  }
+
+  // A run the server started on save: its cases' results replace theirs in the Testing view.
+  showSaved(complete: RunComplete): void {
+    if (!complete.casesUri || !complete.verdicts) return;
+    const file = this.controller.items.get(vscode.Uri.parse(complete.casesUri).toString());
+    if (!file) return;
+    const answer: RunAnswer = { row: complete, verdicts: complete.verdicts as RunAnswer["verdicts"], errors: complete.errors, expected: complete.expected };
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([file]), `${file.label} (on save)`, false);
+    file.children.forEach((item) => {
+      if (item.label in answer.verdicts) this.report(run, item, answer);
+    });
     run.end();
   }
 

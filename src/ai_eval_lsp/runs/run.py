@@ -92,6 +92,8 @@ class RunResult:
     """This run against the same cases file's run before it, when there is one."""
     notices: list[str] = field(default_factory=list)
     subscribers: threading.Thread | None = None
+    cases_path: Path | None = None
+    """The cases file it ran (for a response run in the editor, the rubric)."""
 
     @property
     def gate_failures(self) -> list[str]:
@@ -365,7 +367,9 @@ def run(
         f"warning: {count} check{'s were' if count != 1 else ' was'} skipped: {reason}"
         for reason, count in cannot_run.items()
     ]
-    result = RunResult(stored, results, gate, comparison, change, [*skipped, *_regression(comparison)])
+    result = RunResult(
+        stored, results, gate, comparison, change, [*skipped, *_regression(comparison)], cases_path=cases_path
+    )
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result

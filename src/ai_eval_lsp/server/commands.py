@@ -19,7 +19,6 @@ from ai_eval_lsp.runs.run import (
     Cancellation,
     RunError,
     RunOptions,
-    RunResult,
     check_cases,
     check_response,
     run,
@@ -28,7 +27,14 @@ from ai_eval_lsp.runs.run import (
 from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.query import NotApplicable
-from ai_eval_lsp.server.running import cancellable, reader_for, rubrics_for, run_in_folder
+from ai_eval_lsp.server.running import (
+    cancellable,
+    reader_for,
+    rubrics_for,
+    run_answer,
+    run_in_folder,
+    verdicts_of,
+)
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, path_of, uri_of
 
@@ -88,21 +94,6 @@ def _running(folder: Folder, analysis: Analysis) -> list[Path]:
     return [folder.root / cases.path for cases in query.cases_running(folder, summary)]
 
 
-def _verdicts(result: RunResult) -> dict[str, Any]:
-    return {case.case_id: case.verdict.to_json() if case.verdict else None for case in result.cases}
-
-
-def _run_json(result: RunResult) -> dict[str, Any]:
-    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}`, plus why each
-    errored case has no verdict and each case's `expect`, so a client can show failures in place."""
-    return {
-        "row": result.row,
-        "verdicts": _verdicts(result),
-        "errors": {case.case_id: case.error for case in result.cases if case.error},
-        "expected": {case.case_id: case.expect for case in result.cases if case.expect},
-    }
-
-
 T = TypeVar("T")
 
 
@@ -137,7 +128,7 @@ def register(server: AiEvalServer) -> None:
         result = await run_in_folder(
             ls, folder, title, token, lambda o: run_cases(project, path, o, case_ids)
         )
-        return _run_json(result)
+        return run_answer(result)
 
     @server.command(names.HISTORY)
     async def history(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
@@ -199,7 +190,7 @@ def register(server: AiEvalServer) -> None:
                 argument.get("workDoneToken"),
                 lambda o: run(project, rubric.name, [case], None, path, o),
             )
-            return {"verdict": _verdicts(result)["response"], "row": result.row}
+            return {"verdict": verdicts_of(result)["response"], "row": result.row}
         runs = []
         for cases_path in _running(folder, analysis):
             result = await run_in_folder(
@@ -209,7 +200,7 @@ def register(server: AiEvalServer) -> None:
                 None,
                 lambda o, cases_path=cases_path: run_cases(project, cases_path, o),  # type: ignore[misc]
             )
-            runs.append({"casesUri": uri_of(cases_path), **_run_json(result)})
+            runs.append({"casesUri": uri_of(cases_path), **run_answer(result)})
         return {"runs": runs}
 
     @server.command(names.RUN_CHECK)

@@ -21,7 +21,7 @@ from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder
+from ai_eval_lsp.server.session import Folder, uri_of
 
 
 def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
@@ -65,15 +65,39 @@ async def cancellable(server: AiEvalServer, cancellation: Cancellation, work: Ca
             server.cancellations.pop(request, None)
 
 
+def verdicts_of(result: RunResult) -> dict[str, Any]:
+    return {case.case_id: case.verdict.to_json() if case.verdict else None for case in result.cases}
+
+
+def case_answers(result: RunResult) -> dict[str, Any]:
+    """Each case's verdict, why each errored case has none, and each case's `expect`: what a
+    client needs to show failures in place."""
+    return {
+        "verdicts": verdicts_of(result),
+        "errors": {case.case_id: case.error for case in result.cases if case.error},
+        "expected": {case.case_id: case.expect for case in result.cases if case.expect},
+    }
+
+
+def run_answer(result: RunResult) -> dict[str, Any]:
+    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}` and `case_answers`."""
+    return {"row": result.row, **case_answers(result)}
+
+
 Trigger = Literal["command", "save"]
 
 
 def run_complete(result: RunResult, trigger: Trigger) -> dict[str, Any]:
     """`aiEval/runComplete`'s params: the row, what started the run, the line a client shows and,
-    after an earlier run of the same cases file, the diff to it."""
+    after an earlier run of the same cases file, the diff to it; with `casesUri`, the file run.
+    A run on save carries its cases' answers too (`case_answers`): no request returns them."""
     params = {**result.row, "trigger": trigger, "summary": summary(result)}
     if result.change is not None:
         params["change"] = result.change.to_json()
+    if result.cases_path is not None:
+        params["casesUri"] = uri_of(result.cases_path)
+    if trigger == "save":
+        params.update(case_answers(result))
     return params
 
 
