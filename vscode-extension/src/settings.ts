@@ -15,6 +15,7 @@ export const SERVER_SETTINGS = [
   "drupal.root",
   "php.command",
   "php.run",
+  "runOnSave",
 ] as const;
 
 type Settings = Record<string, unknown>;
