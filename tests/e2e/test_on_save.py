@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_lsp
+from conftest import FIXTURES, without_test_plugins
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ai_eval_lsp.cli import main
 from e2e.conftest import SERVER
@@ -241,3 +244,42 @@ async def test_a_second_save_cancels_the_on_save_run_under_way(affected: Languag
     await settle(affected)
     assert len(completed(affected)) == 1
     assert stored(affected) == [("slow", "slow.cases.yaml")]  # the cancelled run left no row
+
+
+DRUPAL_MODULE = "web/modules/custom/my_eval_extras"
+
+
+@pytest.fixture
+def untrusted(tmp_path: Path) -> Path:
+    """The Drupal fixture site, whose module runs `word_count` in PHP, with a cases file of it."""
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURES / "drupal" / "site", site)
+    rubrics = site / DRUPAL_MODULE / "rubrics"
+    (rubrics / "length.rubric.yaml").write_text(
+        'id: length\nversion: "1.0"\nchecks:\n  - {id: words, kind: word_count, min: 3}\n'
+        "  - {id: polite, kind: must_contain_any, values: [sorry]}\n" + SCORING
+    )
+    (rubrics / "length.cases.yaml").write_text(
+        "rubric: length\ncases:\n  - {id: short, response: 'Sorry.'}\n"
+    )
+    return site
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        [sys.executable, "-m", "ai_eval_lsp", "serve"], server_env=without_test_plugins()
+    )
+)
+async def php_off(lsp_client: LanguageClient, untrusted: Path):  # type: ignore[no-untyped-def]
+    """As VS Code starts the server in a workspace it does not trust: `php.run` is false."""
+    yield await start(lsp_client, "neovim", [untrusted], {"runOnSave": "affected", "php": {"run": False}})
+    await lsp_client.shutdown_session()
+
+
+async def test_a_save_where_php_may_not_run_runs_without_php(php_off: LanguageClient) -> None:
+    await save(php_off, f"{DRUPAL_MODULE}/rubrics/length.cases.yaml")
+    await until(lambda: len(completed(php_off, "save")) == 1)
+    (saved,) = completed(php_off, "save")
+    verdict = saved.verdicts.short
+    assert verdict.skipped == ["words"] and "`php.run` is false" in verdict.reason  # PHP never ran
+    assert verdict.passed is True  # graded by the check that could run
