@@ -193,7 +193,10 @@ def test_diagnostics_completion_and_runs(run: dict[str, Any]) -> None:
     assert run["code_action"] == "Run cases"
     notes = [n["message"] for n in run["notes"]]
     # the server's line for the run, as `ai-eval-lsp run` prints it
-    assert "ai-eval: support_tone: pass rate 0.50 [0.09, 0.91], average 2.50/5, gate passed, 2 cases, 0 errors" in notes, notes
+    assert (
+        "ai-eval: support_tone: pass rate 0.50 [0.09, 0.91], average 2.50/5, gate passed, 2 cases, 0 errors"
+        in notes
+    ), notes
     assert all(run["commands"].values()), run["commands"]
 
 

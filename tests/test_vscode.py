@@ -60,10 +60,9 @@ def test_problems_status_completion_and_a_run(e2e: dict[str, Any]) -> None:
     assert "word_count" not in problems  # the plugin's kind is accepted
     assert "AI Eval: 16 kinds, 2 from plugins" in e2e["status"]
     assert any(label.startswith("word_count") for label in e2e["completion"]), e2e["completion"]
-    complete = [n for n in e2e["notifications"] if n.startswith("AI Eval: support_tone: pass rate")]
-    assert (
-        complete and "pass rate 0.50 [0.09, 0.91]" in complete[0] and "gate passed" in complete[0]
-    ), e2e["notifications"]
+    shown = e2e["notifications"]
+    complete = [n for n in shown if n.startswith("AI Eval: support_tone: pass rate")]
+    assert complete and "pass rate 0.50 [0.09, 0.91]" in complete[0] and "gate passed" in complete[0], shown
     for name in ("problems.png", "completion.png", "run-complete.png"):
         screenshot(name)
 
@@ -135,3 +134,17 @@ def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
     # the Testing view's runs show in Test Results: only the Run Cases run raised a notification
     assert len([n for n in shown if n.startswith("AI Eval: support_tone")]) == 1, shown
     assert not [n for n in shown if n.startswith("support_tone: pass rate")], shown
+
+
+def test_a_save_that_makes_a_case_fail_says_so_once_and_the_testing_view_shows_it(
+    e2e: dict[str, Any],
+) -> None:
+    """`aiEval.runOnSave: "affected"`: testing.cases.yaml saved with kind_reply no longer
+    apologising runs it; one notification says what flipped, with a button to the diff, and the
+    Testing view shows the case failed."""
+    expectation(e2e, "flipOnSave")
+    assert e2e["flipNotification"] == "AI Eval: support_tone: 1 case now fails: kind_reply"
+    assert "Show Diff" in e2e["flipButtons"]
+    rows = e2e["flipTestRows"]
+    assert any(row.startswith("kind_reply") and "Failed" in row for row in rows), rows
+    screenshot("flip-on-save.png")
