@@ -319,15 +319,14 @@ try {
 
   await expectation("flipOnSave", async () => {
     // kind_reply passed in the Testing view's run; saved without its apology, it now fails.
-    await openFile("testing.cases.yaml");
-    await page.click(".monaco-editor .view-lines");
+    await openFile("testing.cases.yaml"); // the editor has the focus
     await page.keyboard.press("Control+G");
     await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
     await page.keyboard.type("4");
     await page.keyboard.press("Enter");
     await page.keyboard.press("Home");
     await page.keyboard.press("Shift+End");
-    await page.keyboard.type('response: "Your refund is on its way.');
+    await page.keyboard.type('response: "Your refund is on its way."'); // an auto-closed quote is typed over
     await page.keyboard.press("Control+S");
     const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("now fails")', { timeout: 60000 });
     result.flipNotification = await (await toast.$(".notification-list-item-message")).innerText();
