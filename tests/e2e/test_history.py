@@ -25,6 +25,7 @@ async def run_cases(client: LanguageClient, argument: dict[str, Any]) -> Any:
     before = len(completed)
     result = await command(client, "aiEval.runCases", argument)
     assert [note.run_id for note in completed[before:]] == [result["row"]["run_id"]]
+    assert result["summary"] == completed[-1].summary  # the one line, as the server wrote it
     return result
 
 

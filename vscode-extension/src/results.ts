@@ -22,6 +22,7 @@ export interface Verdict {
 
 export interface RunAnswer {
   row: ResultRow;
+  summary?: string;
   verdicts: Record<string, Verdict | null>;
   errors?: Record<string, string>;
   expected?: Record<string, "pass" | "fail">;

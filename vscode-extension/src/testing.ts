@@ -114,7 +114,7 @@ export class CasesTests implements vscode.Disposable {
       if (chosen !== "all" || cases.length !== file.children.size) argument.caseIds = cases.map((item) => item.label);
       try {
         const answer = await client.sendRequest<RunAnswer>("workspace/executeCommand", { command: "aiEval.runCases", arguments: [argument] }, token);
-        run.appendOutput(`${file.label}: run ${answer.row.run_id}, pass rate ${answer.row.pass_rate.toFixed(2)}\r\n`);
+        run.appendOutput(`${file.label}: ${answer.summary}\r\n`);
         for (const item of cases) this.report(run, item, answer);
       } catch (error) {
         const message = new vscode.TestMessage(`the run did not finish: ${error instanceof Error ? error.message : error}`);

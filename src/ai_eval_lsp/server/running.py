@@ -80,8 +80,9 @@ def case_answers(result: RunResult) -> dict[str, Any]:
 
 
 def run_answer(result: RunResult) -> dict[str, Any]:
-    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}` and `case_answers`."""
-    return {"row": result.row, **case_answers(result)}
+    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}`, `case_answers`
+    and the run's `summary`, the line a client shows (as `aiEval/runComplete` has it)."""
+    return {"row": result.row, **case_answers(result), "summary": summary(result)}
 
 
 Trigger = Literal["command", "save"]
