@@ -187,6 +187,15 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
     assert main(["report", "--db", database, "-o", str(root(affected) / "report.html")]) == 0
     assert report["text"] == (root(affected) / "report.html").read_text()
     assert report["text"].count("<svg") == 1  # leaf's trend, drawn by the server
+    for wrong, said in [
+        ({"what": "report", "format": "text"}, "the report is HTML only, not text"),
+        ({"what": "trend", "format": "html"}, "`what` is one of history, diff, report"),
+        ({"what": "history", "format": "text"}, "a history needs its `target`"),
+    ]:
+        with pytest.raises(Exception, match=said):
+            await affected.workspace_execute_command_async(
+                types.ExecuteCommandParams("aiEval.render", [wrong])
+            )
 
 
 async def test_a_client_that_shows_runs_gets_no_message_for_a_flip(
