@@ -5,8 +5,6 @@ the user started is never touched, having its own cancellation."""
 
 from __future__ import annotations
 
-import asyncio
-
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
@@ -63,7 +61,7 @@ async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
                 trigger="save",
                 cancellation=cancellation,
             )
-        except (asyncio.CancelledError, JsonRpcRequestCancelled):
+        except JsonRpcRequestCancelled:  # a later save, or the user through its progress
             return
         except NotApplicable as err:  # said in the log; the other files still run
             server.log(f"{path.name}: not run on save: {err}")
