@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 CORE_KINDS = [
     "must_contain_any",
     "must_not_contain",
@@ -73,3 +77,18 @@ ROLE_TABLE: dict[str, tuple[str | None, str]] = {
     "config.yml": (None, "services:\n  web: {kind: regexp}\n"),
     "web/modules/custom/m/m.services.yml": (None, "services:\n  m.thing:\n    class: Drupal\\m\\Thing\n"),
 }
+
+
+ROOT_CASES: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "roots.json").read_text()
+)["cases"]
+"""Project-root markers (SPEC section 5): one table that the Python implementation
+(tests/test_files.py) and the Neovim plugin's Lua one (tests/test_neovim.py) both answer."""
+
+
+def write_root_case(base: Path, case: dict[str, Any]) -> tuple[Path, Path]:
+    """A case of ROOT_CASES written under `base`: the path asked for, and the root expected."""
+    for relative, text in case["files"].items():
+        (base / relative).parent.mkdir(parents=True, exist_ok=True)
+        (base / relative).write_text(text)
+    return base / case["path"], base / case["root"]

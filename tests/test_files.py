@@ -7,9 +7,10 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from contract import ROLE_GLOBS, ROLE_TABLE
+from contract import ROLE_GLOBS, ROLE_TABLE, ROOT_CASES, write_root_case
 
 from ai_eval_lsp.disk.files import walk
 from ai_eval_lsp.disk.roots import project_root
@@ -197,3 +198,9 @@ def test_a_corrupt_memory_is_ignored_and_a_walk_without_memory_leaves_none(
     assert found(root) == [("rubrics/a.yaml", "rubric")]
     entry.write_text("{not json")
     assert found(root) == [("rubrics/a.yaml", "rubric")]
+
+
+@pytest.mark.parametrize("case", ROOT_CASES, ids=[case["why"] for case in ROOT_CASES])
+def test_the_root_markers_table(tmp_path: Path, case: dict[str, Any]) -> None:
+    path, root = write_root_case(tmp_path, case)
+    assert project_root(path) == root.resolve()

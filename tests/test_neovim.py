@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, without_test_plugins
+from contract import ROOT_CASES, write_root_case
 
 REPO = Path(__file__).resolve().parent.parent
 HARNESS = Path(__file__).parent / "neovim" / "harness.lua"
@@ -95,22 +96,15 @@ def _site(tmp: Path) -> Path:
 
 def _probes(tmp: Path) -> dict[str, str | None]:
     """Paths whose root the plugin is asked for, and the root SPEC section 5 gives each."""
-    probes = tmp / "probes"
+    probes: dict[str, str | None] = {}
+    for number, case in enumerate(ROOT_CASES):  # the markers table tests/test_files.py also answers
+        path, root = write_root_case(tmp / "probes" / f"case{number}", case)
+        probes[str(path)] = str(root.resolve())
     home = tmp / "home"
     (home / ".git").mkdir(parents=True)  # a dotfiles repository
     _write(home / "notes.rubric.yaml", "id: notes\nversion: 1.0\n")
-    _write(probes / "pyproject" / "pyproject.toml", "[tool.ai-eval]\nrubricGlobs = []\n")
-    _write(probes / "plain_pyproject" / "pyproject.toml", '[project]\nname = "x"\n')
-    _write(probes / "toml" / "ai-eval.toml", "")
-    _write(probes / "drupal_project" / "composer.json", '{"type": "drupal-project"}')
-    _write(probes / "drupal_project" / "themes" / "t" / "composer.json", '{"type": "drupal-theme"}')
-    _write(probes / "unreadable_composer" / "composer.json", "{not json")
     return {
-        str(probes / "pyproject" / "evals" / "a.yaml"): str(probes / "pyproject"),
-        str(probes / "plain_pyproject" / "evals" / "a.yaml"): str(probes / "plain_pyproject" / "evals"),
-        str(probes / "toml" / "a" / "b" / "c.yaml"): str(probes / "toml"),
-        str(probes / "drupal_project" / "themes" / "t" / "a.yaml"): str(probes / "drupal_project"),
-        str(probes / "unreadable_composer" / "a.yaml"): str(probes / "unreadable_composer"),
+        **probes,
         str(home / "projects" / "x" / "a.yaml"): str(home / "projects" / "x"),  # never the home folder
         str(home / "notes.yaml"): None,  # right in the home folder: no root, nothing walked
     }

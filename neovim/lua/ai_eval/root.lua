@@ -24,16 +24,41 @@ local function exists(path)
   return uv.fs_stat(path) ~= nil
 end
 
--- `[tool.ai-eval]`, a sub-table of it, or the quoted spelling `[tool."ai-eval"]`: each means the
--- table exists, as Python's tomllib would read it.
+-- A TOML key or table name as tomllib reads it for this purpose: its parts, unquoted, joined by dots.
+local function dotted(name)
+  return (name:gsub("[%s\"']", ""))
+end
+
+local function names_ai_eval(name)
+  return name == "tool.ai-eval" or name:sub(1, 13) == "tool.ai-eval."
+end
+
+-- Whether the pyproject.toml has a `tool.ai-eval` table, as Python's tomllib would read it: a
+-- table header (`[tool.ai-eval]`, a sub-table, `[tool."ai-eval"]`, an array of tables), or a key
+-- that makes it (`ai-eval.x = 1` or `"ai-eval" = {}` under `[tool]`, `tool.ai-eval.x = 1` at the
+-- top level). Comments and other tools' tables (`[tool.ai-evaluate]`) are not. tests/fixtures/roots.json
+-- holds the cases the Python implementation answers too.
 local function has_ai_eval_table(path)
   local text = read(path)
   if not text then
     return false
   end
+  local table_name = nil -- the top level
   for line in text:gmatch("[^\r\n]+") do
-    if line:match('^%s*%[%s*tool%s*%.%s*"?ai%-eval"?%s*[%].]') then
-      return true
+    local header = line:match("^%s*%[%[?([^%]]*)%]")
+    if header then
+      table_name = dotted(header)
+      if names_ai_eval(table_name) then
+        return true
+      end
+    else
+      local key = line:match("^%s*([%w_%-%.\"' ]-)%s*=")
+      if key and key ~= "" then
+        local name = dotted(key)
+        if names_ai_eval(table_name and (table_name .. "." .. name) or name) then
+          return true
+        end
+      end
     end
   end
   return false
