@@ -16,6 +16,7 @@ export const SERVER_SETTINGS = [
   "drupal.site",
   "php.command",
   "php.run",
+  "runOnSave",
 ] as const;
 
 type Settings = Record<string, unknown>;

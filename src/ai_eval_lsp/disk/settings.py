@@ -46,6 +46,8 @@ class Settings:
     """False from an editor whose workspace is not trusted (VS Code's Restricted Mode): then the
     project's own settings files may not say how PHP starts, whether it runs, or where runs are
     stored (`RESTRICTED`); the editor's values stand."""
+    run_on_save: str = field(default="off", metadata={"choices": ("off", "affected")})
+    """`affected`: a saved rubric or cases file runs the cases files it affects (SPEC section 3)."""
 
     @property
     def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -187,6 +189,8 @@ def _convert(value: Any, setting: Field[Any]) -> Any:
         command = shlex.split(value) if isinstance(value, str) else value
         ok = isinstance(command, list) and command and all(isinstance(item, str) for item in command)
         return tuple(command) if ok else None
+    if "choices" in setting.metadata:
+        return value if value in setting.metadata["choices"] else None
     if isinstance(default, bool):
         return value if isinstance(value, bool) else None
     if isinstance(default, float):
@@ -202,6 +206,8 @@ def _describe(setting: Field[Any]) -> str:
     default = setting.default
     if setting.metadata.get("command"):
         return "a command, as a string or a list of strings"
+    if "choices" in setting.metadata:
+        return " or ".join(f"`{choice}`" for choice in setting.metadata["choices"])
     if isinstance(default, bool):
         return "true or false"
     if isinstance(default, float):

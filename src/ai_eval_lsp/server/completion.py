@@ -126,7 +126,7 @@ def value_items(project: Project, document: OpenDocument, context: Context) -> l
                 if summary.version:
                     items.append(
                         types.CompletionItem(
-                            f"{summary.id}@{summary.version}",
+                            summary.name,
                             kind=types.CompletionItemKind.Reference,
                             detail=summary.path,
                         )

@@ -44,6 +44,7 @@ COMMANDS: dict[str, Access] = {
     names.RUN_CASES: "reads",
     names.HISTORY: "reads",
     names.DIFF: "reads",
+    names.RENDER: "reads",
     names.EXPORT_SCHEMA: "reads",
     names.RELOAD_PLUGINS: "mutates",
 }

@@ -8,6 +8,7 @@ import asyncio
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.refs import format_ref, parse_ref
 from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary, case_name
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
@@ -139,9 +140,9 @@ def register(server: AiEvalServer) -> None:
         changes: dict[str, list[types.TextEdit]] = {}
         for mention in query.mentions(document.folder, target):
             location = query.location(ls, document.folder, mention.path, mention.span)
-            _, at, version = mention.text.partition("@")
+            pinned = parse_ref(mention.text).version
             changes.setdefault(location.uri, []).append(
-                types.TextEdit(location.range, params.new_name + at + version)
+                types.TextEdit(location.range, format_ref(params.new_name, pinned))
             )
         return types.WorkspaceEdit(changes=changes)
 
