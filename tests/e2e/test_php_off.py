@@ -7,6 +7,7 @@ a run is asked for; the same site with `php.run: true` starts the recording `php
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -92,14 +93,14 @@ async def client(  # type: ignore[no-untyped-def]
     `ai-eval.toml` say `php.run: true`."""
     editor, why = request.param
     site, command, starts = example_site(tmp_path_factory)
-    settings: Any = {}
+    settings: Any = {"runOnSave": "affected"}
     if why == "settings":
-        settings = {"php": {"run": False, "command": [str(command)]}}
+        settings["php"] = {"run": False, "command": [str(command)]}
     else:
         run = str(why != "ai-eval.toml").lower()
         (site / "ai-eval.toml").write_text(f'[php]\ncommand = ["{command}"]\nrun = {run}\n')
     if why == "untrusted workspace":
-        settings = vscode_configuration_answer({"php": {"run": True}}, False, starts.parent)
+        settings = vscode_configuration_answer({**settings, "php": {"run": True}}, False, starts.parent)
     lsp_client.php_starts = starts  # type: ignore[attr-defined]
     yield await start(lsp_client, editor, [site], settings=settings)
     await lsp_client.shutdown_session()
@@ -201,6 +202,26 @@ async def test_with_php_on_every_run_starts_the_php_command(php_on: LanguageClie
     )
     assert check["outcome"]["reason"] == "14 words, within range"
     assert len(php_starts(php_on)) == 3  # one PHP worker a run
+
+
+async def test_a_run_on_save_skips_the_php_checks_and_starts_no_php(client: LanguageClient) -> None:
+    """The cases file saved (`runOnSave: "affected"`): an ordinary run, PHP still off."""
+    before = len(client.completed_runs)  # type: ignore[attr-defined]
+    uri = uri_of(client, CASES)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri, "yaml", 1, (client.workspace_root / CASES).read_text())  # type: ignore[attr-defined]
+        )
+    )
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    for _ in range(600):
+        saved = [c for c in client.completed_runs[before:] if c.trigger == "save"]  # type: ignore[attr-defined]
+        if saved:
+            break
+        await asyncio.sleep(0.05)
+    assert saved, "no run on save completed"
+    assert saved[0].question_count == 5 and saved[0].error_count == 0
+    assert php_starts(client) == []
 
 
 @pytest_lsp.fixture(params=[True, False], ids=["trusted", "untrusted"], config=SERVER)
