@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 600.0
 """Seconds a mutation's tests may take; a mutation that makes them hang counts as timed out."""
 
-PHP_OFF_TESTS = ("tests/test_php_off.py", "tests/e2e/test_php_off.py")
-WORKER_TESTS = ("tests/test_php_worker.py",)
+PHP_OFF_TESTS = ("tests/cli/test_php_off.py", "tests/e2e/test_php_off.py")
+WORKER_TESTS = ("tests/hosts/test_php_worker.py",)
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ MUTATIONS = [
         "src/ai_eval_lsp/project/project.py",
         "php_run=settings.php_run)",
         "php_run=True)",
-        ("tests/test_php_off.py",),
+        ("tests/cli/test_php_off.py",),
     ),
     Mutation(
         "editor-settings-not-overlaid",
@@ -86,7 +86,7 @@ MUTATIONS = [
         "src/ai_eval_lsp/disk/settings.py",
         'name in ("drupal", "php", "trace")',
         'name in ("drupal", "trace")',
-        ("tests/test_settings.py", "tests/test_php_off.py"),
+        ("tests/disk/test_settings.py", "tests/cli/test_php_off.py"),
     ),
     Mutation(
         "settings-php-keys-misnamed",
@@ -94,7 +94,7 @@ MUTATIONS = [
         "src/ai_eval_lsp/disk/settings.py",
         'if group in ("drupal", "php"):',
         'if group in ("drupal",):',
-        ("tests/test_settings.py",),
+        ("tests/disk/test_settings.py",),
     ),
     Mutation(
         "case-workers-settings-from-disk",
@@ -118,7 +118,7 @@ MUTATIONS = [
         "vscode-extension/src/settings.ts",
         'if (!trusted) setAt(settings, "php.run", false);',
         "",
-        ("tests/e2e/test_php_off.py", "tests/test_vscode.py::test_the_extension_logic_passes_its_unit_tests"),
+        ("tests/e2e/test_php_off.py", "tests/editors/test_vscode.py::test_the_extension_logic_passes_its_unit_tests"),
     ),
     Mutation(
         "vscode-answers-as-if-trusted",
@@ -126,7 +126,7 @@ MUTATIONS = [
         "vscode-extension/src/extension.ts",
         "configurationAnswer(item.section, values[index], vscode.workspace.isTrusted)",
         "configurationAnswer(item.section, values[index], true)",
-        ("tests/test_vscode.py::test_the_extension_logic_passes_its_unit_tests",),
+        ("tests/editors/test_vscode.py::test_the_extension_logic_passes_its_unit_tests",),
     ),
     Mutation(
         "vscode-subsection-answer-unshaped",
@@ -134,7 +134,7 @@ MUTATIONS = [
         "vscode-extension/src/settings.ts",
         "return valueAt(serverSettings(whole, trusted), inside) ?? null;",
         "return value;",
-        ("tests/test_vscode.py::test_the_extension_logic_passes_its_unit_tests",),
+        ("tests/editors/test_vscode.py::test_the_extension_logic_passes_its_unit_tests",),
     ),
     Mutation(
         "worker-php-score-clamp",
@@ -238,7 +238,7 @@ MUTATIONS = [
         "src/ai_eval_lsp/hosts/python.py",
         'outcome = self._host.call("execute", params, self.timeout)',
         'outcome = self._host.call("execute", params, self.timeout * 20)',
-        ("tests/test_runs.py", "-k", "never_returns"),
+        ("tests/runs/test_runs.py", "-k", "never_returns"),
     ),
 ]
 

@@ -131,21 +131,16 @@ def lay_out_roots(base: Path) -> dict[Path, Path | None]:
 
 SLOW = (
     "e2e/",
-    "test_vscode.py",
-    "test_neovim.py",
-    "test_ci_integrations.py",
-    "test_example.py",
-    "test_yaml_language_server.py",
-    "test_plugin_environments.py",
-    "test_parallel_runs.py",
-    "test_server_memory.py",
-    "test_php_worker.py",
-    "test_php_off.py",
-    "test_serve.py",
-    "test_release.py",
-    "test_emacs.py",
+    "editors/",
+    "server/",
+    "hosts/",
+    "shipping/test_example.py",
+    "shipping/test_ci_integrations.py",
+    "shipping/test_release.py",
+    "runs/test_parallel_runs.py",
+    "cli/test_php_off.py",
 )
-"""Test files that start real clients, servers, editors, PHP or installs: marked `slow`, so that
+"""Tests that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
 
 

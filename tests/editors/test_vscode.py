@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import TEST_PLUGINS, without_test_plugins
 
-EXTENSION = Path(__file__).resolve().parent.parent / "vscode-extension"
+EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
 
 

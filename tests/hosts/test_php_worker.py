@@ -26,7 +26,7 @@ from ai_eval_lsp.hosts.php import (
     unrunnable_reason,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "php_worker"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "php_worker"
 PLAIN = FIXTURES / "plain"
 PLAIN_PSR4 = {
     "Drupal\\my_eval_extras\\": "modules/my_eval_extras/src",

@@ -21,7 +21,7 @@ from ai_eval_lsp.drupal import codebase
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor, discover, scan
 from ai_eval_lsp.drupal.phpread import as_schema
 
-FIXTURES = Path(__file__).parent / "fixtures" / "drupal"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "drupal"
 SITE = FIXTURES / "site"
 NO_EXPORT = FIXTURES / "no-export"
 PHP = shutil.which("php")
@@ -281,7 +281,7 @@ def test_the_web_root_opened_as_the_workspace_folder_finds_the_export_above_it()
 
 def test_a_folder_that_is_no_drupal_codebase(tmp_path: Path) -> None:
     assert scan(tmp_path) is None
-    assert scan(Path(__file__).parent / "fixtures" / "workspaces") is None
+    assert scan(Path(__file__).parents[1] / "fixtures" / "workspaces") is None
     (tmp_path / "composer.json").write_text('{"require": {"symfony/console": "^7"}}')
     (tmp_path / "modules").mkdir()
     (tmp_path / "modules/theme.info.yml").write_text("name: T\ntype: theme\n")

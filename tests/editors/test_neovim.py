@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, lay_out_roots, without_test_plugins
 
-REPO = Path(__file__).resolve().parent.parent
-HARNESS = Path(__file__).parent / "neovim" / "harness.lua"
-E2E_WORKSPACE = Path(__file__).parent / "e2e" / "workspace"
+REPO = Path(__file__).resolve().parents[2]
+HARNESS = Path(__file__).parents[1] / "neovim" / "harness.lua"
+E2E_WORKSPACE = Path(__file__).parents[1] / "e2e" / "workspace"
 DRUPAL_SITE = FIXTURES / "drupal" / "site"
 SEED_MODULE = Path("web/modules/custom/my_eval_extras")
 NEOVIMS = {
@@ -95,7 +95,7 @@ def _site(tmp: Path) -> Path:
 
 def _probes(tmp: Path) -> dict[str, str | None]:
     """Paths whose root the plugin is asked for, and the root SPEC section 5 gives each."""
-    # the markers table tests/test_files.py also answers
+    # the markers table tests/disk/test_files.py also answers
     table = lay_out_roots(tmp / "probes")
     probes: dict[str, str | None] = {str(path): str(root or path.parent) for path, root in table.items()}
     home = tmp / "home"
