@@ -132,7 +132,8 @@ def lay_out_roots(base: Path) -> dict[Path, Path | None]:
 SLOW = (
     "e2e/",
     "editors/",
-    "server/",
+    "server/test_serve.py",
+    "server/test_server_memory.py",
     "hosts/",
     "shipping/test_example.py",
     "shipping/test_ci_integrations.py",

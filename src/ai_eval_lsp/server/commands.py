@@ -57,7 +57,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
     path = path.resolve()
     while True:
-        document = await query.settled(server, str(uri))
+        document = await query.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
         folder = server.folders.home_of(path, server.settings)
@@ -91,7 +91,7 @@ def _running(folder: Folder, analysis: Analysis) -> list[Path]:
     summary = analysis.summary
     if not isinstance(summary, RubricSummary):
         return []
-    return [folder.root / cases.path for cases in query.cases_running(folder, summary)]
+    return [folder.root / cases.path for cases in query.cases_running(folder.index, summary)]
 
 
 T = TypeVar("T")
@@ -138,7 +138,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
         if limit is not None and not isinstance(limit, int):
             raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
-        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
         return {"rows": await _reading(lambda: store.history(target, limit))}
 
     @server.command(names.DIFF)
@@ -149,7 +149,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
         if target is not None and not isinstance(target, str):
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
-        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
         return await _reading(lambda: store.diff(base, head, target).to_json())
 
     @server.command(names.RENDER)
@@ -161,7 +161,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
         if target is not None and not isinstance(target, str):
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
-        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
 
         def read() -> str:
             try:

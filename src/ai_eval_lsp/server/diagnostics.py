@@ -19,7 +19,7 @@ def register(server: AiEvalServer) -> None:
     async def pull(
         ls: AiEvalServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
-        document = await query.current(ls, params.text_document.uri)
+        document = await query.current_document(ls, params.text_document.uri)
         if document is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         items = query.diagnostics(ls, document)

@@ -37,7 +37,7 @@ class Round:
 async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
     """Run the cases files a save of `uri` affects, one after another, unless the round is
     cancelled meanwhile or the saved file is broken (its runs would only error)."""
-    document = await query.settled(server, uri)
+    document = await query.settled_document(server, uri)
     if document is None or document.analysis is None or round_.cancelled:
         return
     project = document.folder.project
