@@ -74,11 +74,12 @@ class Folders:
         dropped, are walked again."""
         before = set(self.session.folders)
         rewalk: set[Folder] = set()
+        workspace_roots = {self._root_key(w) for w in self.session.workspace.values()}
         for folder in list(self.session.folders.values()):
             if not folder.walked:
                 continue
             bases = self._bases(folder.root)
-            discovered = folder.uri not in {self._root_key(w) for w in self.session.workspace.values()}
+            discovered = folder.uri not in workspace_roots
             if not bases or (discovered and not is_project_root(folder.root)):
                 self._drop(folder)
             elif self.session.set_bases(folder, bases):
