@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,8 @@ def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEELS = ROOT / "vscode-extension" / "bundled" / "wheels"
-"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix."""
+"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix
+(all but numpy, which it fetches beside the build backend: the bundle leaves it out)."""
 
 
 def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -60,11 +62,12 @@ def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:
     fresh venv), from the wheels scripts/setup fetched: offline, and in seconds, not minutes."""
     cache = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp"))
     backends = sorted((cache / "bundle-wheels" / "build-backend").glob("*/"))
-    assert (WHEELS / "manifest.json").is_file() and backends, (
-        f"the wheels in {WHEELS} and {cache}/bundle-wheels/build-backend are missing: run scripts/setup"
+    host = cache / "bundle-wheels" / "host"
+    assert (WHEELS / "manifest.json").is_file() and backends and host.is_dir(), (
+        f"the wheels in {WHEELS} and {cache}/bundle-wheels are missing: run scripts/setup"
     )
     environ = dict(os.environ if environ is None else environ)
-    links = " ".join(str(folder) for folder in [WHEELS, *backends])
+    links = " ".join(str(folder) for folder in [WHEELS, host, *backends])
     environ.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=links)
     return environ
 
@@ -128,18 +131,17 @@ def lay_out_roots(base: Path) -> dict[Path, Path | None]:
 
 SLOW = (
     "e2e/",
-    "test_vscode.py",
-    "test_neovim.py",
-    "test_ci_integrations.py",
-    "test_example.py",
-    "test_yaml_language_server.py",
-    "test_plugin_environments.py",
-    "test_parallel_runs.py",
-    "test_server_memory.py",
-    "test_php_worker.py",
-    "test_serve.py",
+    "editors/",
+    "server/test_serve.py",
+    "server/test_server_memory.py",
+    "hosts/",
+    "shipping/test_example.py",
+    "shipping/test_ci_integrations.py",
+    "shipping/test_release.py",
+    "runs/test_parallel_runs.py",
+    "cli/test_php_off.py",
 )
-"""Test files that start real clients, servers, editors, PHP or installs: marked `slow`, so that
+"""Tests that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
 
 
@@ -149,3 +151,57 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         relative = item.path.relative_to(tests).as_posix()
         if relative.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+def multisite(base: Path) -> Path:
+    """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
+    enables other_assistant (char_count); neither is `default`."""
+    site = base / "multi"
+    shutil.copytree(
+        ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval", "broken")
+    )
+    other = site / "web/modules/custom/other_assistant"
+    shutil.copytree(
+        site / "web/modules/custom/support_assistant",
+        other,
+        ignore=shutil.ignore_patterns("rubrics", "evals"),
+    )
+    for path in [*other.rglob("*.php"), *other.rglob("*.yml")]:
+        text = (
+            path.read_text()
+            .replace("support_assistant", "other_assistant")
+            .replace("word_count", "char_count")
+        )
+        path.write_text(text.replace("WordCount", "CharCount"))
+    for path in list(other.rglob("*support_assistant*")) + list(other.rglob("WordCount*")):
+        path.rename(
+            path.with_name(
+                path.name.replace("support_assistant", "other_assistant").replace("WordCount", "CharCount")
+            )
+        )
+    (site / "config/sync").rename(site / "config/alpha")
+    shutil.copytree(site / "config/alpha", site / "config/beta")
+    beta = site / "config/beta/core.extension.yml"
+    beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
+    for name in ("alpha", "beta"):
+        (site / "web/sites" / name).mkdir(parents=True)
+        (site / "web/sites" / name / "settings.php").write_text(
+            f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"
+        )
+    (site / "uses_both.rubric.yaml").write_text(
+        'id: both\nversion: "1.0"\nchecks:\n  - {kind: word_count, min: 1}\n  - {kind: char_count, min: 1}\n'
+        "scoring: {combine: all_pass}\n"
+    )
+    return site
+
+
+def monorepo(base: Path) -> Path:
+    """A decoupled project: the example Drupal site in `drupal/` beside a front end, one `.git`."""
+    root = base / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "frontend").mkdir()
+    (root / "frontend" / "package.json").write_text('{"name": "frontend"}\n')
+    shutil.copytree(
+        ROOT / "examples" / "drupal-site", root / "drupal", ignore=shutil.ignore_patterns(".ai_eval")
+    )
+    return root

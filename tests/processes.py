@@ -60,3 +60,14 @@ def ends_alone(pid: int, seconds: float) -> bool:
         return True
     os.kill(pid, signal.SIGKILL)
     return False
+
+
+def recording_php(folder: Path) -> tuple[Path, Path]:
+    """A `php.command` that writes a line to a file each time it is started, then runs Debian's
+    PHP: the file stays empty exactly when no PHP process was started through it."""
+    calls = folder / "php-starts.log"
+    calls.write_text("")
+    command = folder / "recording-php"
+    command.write_text(f'#!/bin/sh\necho started >> "{calls}"\nexec /usr/bin/php "$@"\n')
+    command.chmod(0o755)
+    return command, calls

@@ -25,6 +25,7 @@ async def run_cases(client: LanguageClient, argument: dict[str, Any]) -> Any:
     before = len(completed)
     result = await command(client, "aiEval.runCases", argument)
     assert [note.run_id for note in completed[before:]] == [result["row"]["run_id"]]
+    assert result["summary"] == completed[-1].summary  # the one line, as the server wrote it
     return result
 
 
@@ -147,5 +148,6 @@ async def test_a_run_with_no_case_in_common_with_the_run_before_notices_no_drop(
     curt = await run_cases(client, {"uri": uri, "caseIds": ["curt"]})
     assert curt["row"]["avg_score"] == 0.0
     assert run_messages(client)[-1] == (
-        "support_tone: pass rate 0.00, average 0.00/5, gate failed, 0 errors in 1 cases"
+        "support_tone: pass rate 0.00 [0.00, 0.79], average 0.00/5, gate FAILED (pass_rate 0.00 < 0.5), "
+        "1 case, 0 errors"
     )

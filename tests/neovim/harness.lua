@@ -138,7 +138,7 @@ vim.cmd("cd " .. vim.fn.fnameescape(part == "drupal" and site or workspace))
 vim.cmd("filetype on")
 
 local ai_eval = require("ai_eval")
-local settings = { aiEval = { runTimeoutSeconds = 5, rubricGlobs = { "evals/**/*.check.yml" } } }
+local settings = { aiEval = { runTimeoutSeconds = 5, rubricGlobs = { "evals/**/*.check.yml" }, runOnSave = "affected" } }
 if os.getenv("AI_EVAL_MODE") == "enable" then
   vim.lsp.config("ai_eval_lsp", { cmd = server, settings = settings })
   vim.lsp.enable("ai_eval_lsp")
@@ -193,7 +193,7 @@ local function workspace_part()
     end
     wait(30000, function()
       for _, note in ipairs(result.notes) do
-        if note.message:match("^ai%-eval: support_tone pass rate") then return true end
+        if note.message:match("^ai%-eval: support_tone: pass rate") then return true end
       end
       return false
     end)
@@ -253,6 +253,31 @@ local function workspace_part()
     wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://history/") ~= nil end)
     result.lens_opened = vim.api.nvim_buf_get_name(0)
     vim.cmd("close")
+  end)
+
+  -- a save that makes a case fail: one notification, and the quickfix list holds that case alone;
+  -- saved back, the case is fixed and nothing now fails
+  step("on_save", function()
+    local cases = edit("tone.cases.yaml")
+    local _, old = replace_line(cases, "Sorry, your refund is on its way", '    response: "Your refund is on its way."')
+    write(cases)
+    local function quickfix_title() return vim.fn.getqflist({ title = 1 }).title end
+    if not wait(30000, function() return quickfix_title():match("now fail") ~= nil end) then
+      error("the quickfix list never showed what a save made fail")
+    end
+    result.on_save = { title = quickfix_title(), items = {}, notes = {} }
+    for _, item in ipairs(vim.fn.getqflist()) do
+      table.insert(result.on_save.items, { file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(item.bufnr), ":t"),
+        lnum = item.lnum, text = item.text })
+    end
+    replace_line(cases, "Your refund is on its way", old)
+    write(cases)
+    wait(30000, function() return quickfix_title():match("fixed") ~= nil end)
+    result.on_save.fixed_title = quickfix_title()
+    result.on_save.fixed_items = #vim.fn.getqflist()
+    for _, note in ipairs(result.notes) do
+      if note.message:match("now fail") or note.message:match("fixed") then table.insert(result.on_save.notes, note.message) end
+    end
   end)
 
   result.commands = {}

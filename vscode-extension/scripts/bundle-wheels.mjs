@@ -1,40 +1,30 @@
-// Fills bundled/wheels/ for the linux-x64 .vsix: ai-eval-lsp built from this repository, and its
-// dependencies as manylinux x86_64 wheels for each CPython the bundle supports, with
-// bundled/wheels/manifest.json saying which wheels make the server for which Python. At run time
-// the extension unpacks one Python's list when the user's interpreter lacks ai_eval_lsp.
+// Fills bundled/wheels/ for one platform .vsix: ai-eval-lsp built from this repository, and the
+// wheels wheels.lock.json pins for that target and each CPython the bundle supports, each file
+// once (a pure or stable-ABI wheel serves every CPython), with bundled/wheels/manifest.json saying
+// which wheels make the server for which Python. At run time the extension unpacks one Python's
+// list when the user's interpreter lacks ai_eval_lsp.
 //
-// Dependencies are downloaded once into the cache outside the repository, keyed by the built
-// wheel's Requires-Dist and the target, so a warm run touches no network; the build of
-// ai-eval-lsp itself is offline too (its build backend comes from the same cache).
-// Usage: node scripts/bundle-wheels.mjs   (AI_EVAL_BUNDLE_PYTHON: the Python whose pip is used)
+// The locked wheels are downloaded once into the cache outside the repository with pip's
+// --require-hashes, so a warm run touches no network; the build of ai-eval-lsp itself is offline
+// too (its build backend comes from the same cache).
+// Usage: node scripts/bundle-wheels.mjs [TARGET [SERVER_WHEEL]]   (a `vsce --target` name,
+//   linux-x64 by default; the ai-eval-lsp wheel to bundle, built here when not given, as
+//   scripts/release gives the one it releases. AI_EVAL_BUNDLE_PYTHON: the Python whose pip is used)
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { PYTHON_VERSIONS, TARGETS, cache, extension, pip, platformOptions, pyprojectDependencies, python, readLock, repo } from "./wheels.mjs";
 
-const PYTHON_VERSIONS = ["3.11", "3.12", "3.13"];
-// Wheels for glibc 2.28 and older are accepted (Debian 10, Ubuntu 20.04 and RHEL 8 are newer).
-// pip does not widen a `--platform` to older glibc tags itself, so every one is named, with the
-// legacy aliases of 2.5, 2.12 and 2.17.
-const GLIBC_MINORS = Array.from({ length: 28 - 5 + 1 }, (_, index) => 28 - index);
-const PLATFORMS = [...GLIBC_MINORS.map((minor) => `manylinux_2_${minor}_x86_64`), "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"];
-
-const extension = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const repo = path.resolve(extension, "..");
-const cache = path.join(process.env.AI_EVAL_LSP_CACHE ?? path.join(os.homedir(), ".cache", "ai-eval-lsp"), "bundle-wheels");
-const python = process.env.AI_EVAL_BUNDLE_PYTHON ?? path.join(repo, ".venv", "bin", "python");
+const target = process.argv[2] ?? "linux-x64";
+if (!(target in TARGETS)) throw new Error(`unknown target ${target}: one of ${Object.keys(TARGETS).join(", ")}`);
 const output = path.join(extension, "bundled", "wheels");
 
 const sha256 = (data) => crypto.createHash("sha256").update(data).digest("hex");
-// -qq: only errors; pip's configuration on some machines warns about every extra index location.
 // SOURCE_DATE_EPOCH makes the wheel of unchanged sources byte-identical, so the bundle id (and
 // the users' unpacked copy) changes only when the contents do.
-const pip = (args) =>
-  execFileSync(python, ["-m", "pip", "--disable-pip-version-check", "-qq", ...args], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, SOURCE_DATE_EPOCH: "315532800" },
-  });
+const build = (args) => pip(args, { SOURCE_DATE_EPOCH: "315532800" });
 const pythonJson = (code, ...args) => JSON.parse(execFileSync(python, ["-c", code, ...args], { encoding: "utf8" }));
 
 // Fills `folder` once: `fill` runs only when the folder lacks its completion marker, so an
@@ -63,43 +53,45 @@ function buildServerWheel(scratch) {
   const backend = path.join(cache, "build-backend", sha256(JSON.stringify(requires)).slice(0, 16));
   cached(backend, (folder) => pip(["download", "--only-binary=:all:", "--dest", folder, ...requires]));
   const dist = path.join(scratch, "dist");
-  pip(["wheel", source, "--no-deps", "--no-index", "--find-links", backend, "--wheel-dir", dist]);
+  build(["wheel", source, "--no-deps", "--no-index", "--find-links", backend, "--wheel-dir", dist]);
   const [wheel] = fs.readdirSync(dist).filter((name) => name.startsWith("ai_eval_lsp-") && name.endsWith(".whl"));
   return path.join(dist, wheel);
 }
 
-function requiresDist(wheel) {
-  return pythonJson(
-    "import json, sys, zipfile\n" +
-      "from email.parser import HeaderParser\n" +
-      "archive = zipfile.ZipFile(sys.argv[1])\n" +
-      "name = next(n for n in archive.namelist() if n.endswith('.dist-info/METADATA'))\n" +
-      "print(json.dumps(sorted(HeaderParser().parsestr(archive.read(name).decode()).get_all('Requires-Dist') or [])))",
-    wheel,
-  );
+// The locked wheels for `version`, downloaded once per distinct list and checked against the lock's
+// hashes; --no-deps, as the lock already holds every dependency (and leaves numpy out).
+function lockedWheels(lock, version) {
+  const wheels = Object.entries(lock.targets[target]).filter(([, wheel]) => wheel.pythons.includes(version));
+  const requirements = wheels.map(([, wheel]) => `${wheel.name}==${wheel.version} --hash=sha256:${wheel.sha256}\n`).sort().join("");
+  const folder = path.join(cache, "locked", sha256(JSON.stringify([target, version, requirements])).slice(0, 16));
+  cached(folder, (dest) => {
+    const file = path.join(dest, ".requirements.txt");
+    fs.writeFileSync(file, requirements);
+    pip(["download", "--no-deps", "--require-hashes", ...platformOptions(target, version), "--dest", dest, "-r", file]);
+  });
+  return wheels.map(([file, wheel]) => (target === "darwin-arm64" && file.includes("_universal2") ? thinned(path.join(folder, file), wheel.sha256) : path.join(folder, file)));
 }
 
-function dependencyWheels(wheel, version) {
-  const tag = `cp${version.replace(".", "")}`;
-  const key = sha256(JSON.stringify([requiresDist(wheel), PLATFORMS])).slice(0, 16);
-  const folder = path.join(cache, "dependencies", key, tag);
-  const names = cached(folder, (dest) =>
-    pip(["download", "--only-binary=:all:", ...PLATFORMS.flatMap((platform) => ["--platform", platform]),
-      "--implementation", "cp", "--python-version", version, "--abi", tag, "--dest", dest, wheel]),
-  );
-  // pip copies the requested wheel beside its dependencies; this repository's build is added fresh.
-  return names.filter((name) => !name.startsWith("ai_eval_lsp-")).map((name) => path.join(folder, name));
+// A universal2 wheel as an arm64 one (scripts/thin_universal2.py): half the size, the same code.
+function thinned(wheel, sha) {
+  const folder = path.join(cache, "thinned", sha.slice(0, 16));
+  const [name] = cached(folder, (dest) => execFileSync(python, [path.join(extension, "scripts", "thin_universal2.py"), wheel, dest]));
+  return path.join(folder, name);
 }
 
+const lock = readLock();
+if (JSON.stringify(lock.dependencies) !== JSON.stringify(pyprojectDependencies()) || JSON.stringify(lock.pythons) !== JSON.stringify(PYTHON_VERSIONS)) {
+  throw new Error("wheels.lock.json is not of pyproject.toml's dependencies: run node vscode-extension/scripts/lock-wheels.mjs");
+}
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ai-eval-bundle-"));
 try {
-  const server = buildServerWheel(scratch);
+  const server = process.argv[3] ? path.resolve(process.argv[3]) : buildServerWheel(scratch);
   fs.rmSync(output, { recursive: true, force: true });
   fs.mkdirSync(output, { recursive: true });
   const pythons = {};
   const digest = crypto.createHash("sha256");
   for (const version of PYTHON_VERSIONS) {
-    const wheels = [server, ...dependencyWheels(server, version)];
+    const wheels = [server, ...lockedWheels(lock, version)];
     pythons[version] = wheels.map((file) => path.basename(file)).sort();
     for (const file of wheels) {
       const target = path.join(output, path.basename(file));
@@ -110,10 +102,10 @@ try {
     }
   }
   const serverVersion = path.basename(server).split("-")[1];
-  const manifest = { serverVersion, id: `${serverVersion}-${digest.digest("hex").slice(0, 12)}`, pythons };
+  const manifest = { serverVersion, id: `${serverVersion}-${digest.digest("hex").slice(0, 12)}`, target, pythons };
   fs.writeFileSync(path.join(output, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
   const bytes = fs.readdirSync(output).reduce((sum, name) => sum + fs.statSync(path.join(output, name)).size, 0);
-  console.log(`bundled ai-eval-lsp ${manifest.id} for CPython ${PYTHON_VERSIONS.join(", ")}: ${fs.readdirSync(output).length - 1} wheels, ${(bytes / 1e6).toFixed(1)} MB`);
+  console.log(`bundled ai-eval-lsp ${manifest.id} for ${target}, CPython ${PYTHON_VERSIONS.join(", ")}: ${fs.readdirSync(output).length - 1} wheels, ${(bytes / 1e6).toFixed(1)} MB`);
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }

@@ -5,9 +5,12 @@
 //      the Problems panel, the status bar, completion, the notification after "Run Cases", a
 //      rubric marked only by its modeline in a nested folder, a Drupal services.yml, the cases
 //      files as tests in the Testing view (run, one failing with its message at the case), the
-//      run history panel, and one notification per run;
+//      run history panel, one notification per run, and a save that makes a case fail (the
+//      notification of what flipped, the Testing view's state);
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
-//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known.
+//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known;
+// then the universal .vsix (no bundled server) in a fresh code-server, window 1's workspace
+// again: the server pip installed for its interpreter runs.
 // Every expectation is recorded on its own, so one failing does not hide the others.
 // Needs scripts/toolchain.sh (Node 24, code-server, playwright-core, Chromium) and the
 // project's .venv. Prints a JSON result; exits 0 when every expectation holds.
@@ -92,6 +95,8 @@ write(
   'rubric: support_tone\ncases:\n  - id: kind_reply\n    response: "Sorry for the delay, your refund is on its way."\n' +
     '  - id: too_short\n    response: "Sorry."\n    expect: pass\n',
 );
+// A save runs the cases it affects (and the notification says what flipped).
+write(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "aiEval.runOnSave": "affected" }));
 write(
   path.join(workspace, "web", "modules", "custom", "example", "example.services.yml"),
   "services:\n  example.thing:\n    class: Drupal\\example\\Thing\n    arguments: ['@entity_type.manager']\n",
@@ -130,19 +135,30 @@ execFileSync("npm", ["run", "package"], { cwd: extension, stdio: "ignore" });
 const vsix = path.join(extension, "ai-eval-lsp.vsix");
 result.vsixBytes = fs.statSync(vsix).size;
 step("vsix built");
-execFileSync(node24, [codeServer, "--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userData], { stdio: "ignore" });
-step("vsix installed");
 
-const port = await freePort();
-const server = spawn(
-  node24,
-  [codeServer, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--extensions-dir", extensionsDir, "--user-data-dir", userData,
-   "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
-  { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AI_EVAL_LSP_DEBOUNCE_MS: "50" } },
-);
+// The universal .vsix: the same build without the bundled wheels.
+const universalVsix = path.join(scratch, "ai-eval-lsp-universal.vsix");
+execFileSync("node", [path.join(extension, "scripts", "package-universal.mjs"), universalVsix], { cwd: extension, stdio: "ignore" });
+step("universal vsix built");
+
 let serverLog = "";
-server.stdout.on("data", (d) => (serverLog += d));
-server.stderr.on("data", (d) => (serverLog += d));
+const servers = [];
+// A code-server with `vsix` installed in an extensions folder of its own; its port.
+async function startCodeServer(vsixFile, extensionsFolder) {
+  execFileSync(node24, [codeServer, "--install-extension", vsixFile, "--extensions-dir", extensionsFolder, "--user-data-dir", userData], { stdio: "ignore" });
+  const port = await freePort();
+  const server = spawn(
+    node24,
+    [codeServer, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--extensions-dir", extensionsFolder, "--user-data-dir", userData,
+     "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AI_EVAL_LSP_DEBOUNCE_MS: "50" } },
+  );
+  server.stdout.on("data", (d) => (serverLog += d));
+  server.stderr.on("data", (d) => (serverLog += d));
+  servers.push(server);
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+  return port;
+}
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -151,6 +167,7 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 
+let port;
 async function openFolder(folder) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
   await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
@@ -199,7 +216,8 @@ async function expectation(name, check) {
 }
 
 try {
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+  port = await startCodeServer(vsix, extensionsDir);
+  step("vsix installed");
   await openFolder(workspace);
   step("window 1 loaded");
 
@@ -248,7 +266,7 @@ try {
   await expectation("runComplete", async () => {
     await openFile("tone.cases.yaml");
     await palette(">AI Eval: Run Cases");
-    await page.waitForSelector('.notifications-toasts:has-text("AI Eval run complete: support_tone")', { timeout: 60000 });
+    await page.waitForSelector('.notifications-toasts:has-text("AI Eval: support_tone: pass rate")', { timeout: 60000 });
     result.notifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
     await page.screenshot({ path: path.join(artifacts, "run-complete.png") });
   });
@@ -286,16 +304,16 @@ try {
     let panel;
     while (!panel && Date.now() < deadline) {
       for (const frame of page.frames()) {
-        if (await frame.$("svg polyline.rate").catch(() => null)) panel = frame;
+        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
       }
       if (!panel) await new Promise((r) => setTimeout(r, 300));
     }
     if (!panel) throw new Error("the history panel never showed its trend");
     result.history = {
-      title: await panel.$eval("h1", (h) => h.innerText),
-      runs: await panel.$$eval("table.runs tr", (rows) => rows.length - 1),
+      title: await panel.$eval("#history h2", (h) => h.innerText),
+      runs: await panel.$$eval("#history table tr", (rows) => rows.length - 1),
       diff: await panel.$eval("#diff", (d) => d.innerText),
-      bandPoints: await panel.$eval("svg polygon.band", (p) => p.getAttribute("points").split(" ").length),
+      bandPoints: await panel.$eval("#history svg polygon", (p) => p.getAttribute("points").split(" ").length),
     };
     await page.screenshot({ path: path.join(artifacts, "history.png") });
   });
@@ -312,6 +330,26 @@ try {
     await page.waitForSelector(".notifications-center", { timeout: 30000 });
     result.allNotifications = await page.$$eval(".notifications-center .notification-list-item-message", (items) => items.map((item) => item.innerText));
     await page.keyboard.press("Escape");
+  });
+
+  await expectation("flipOnSave", async () => {
+    // kind_reply passed in the Testing view's run; saved without its apology, it now fails.
+    await openFile("testing.cases.yaml"); // the editor has the focus
+    await page.keyboard.press("Control+G");
+    await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
+    await page.keyboard.type("4");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.type('response: "Your refund is on its way."'); // an auto-closed quote is typed over
+    await page.keyboard.press("Control+S");
+    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("now fails")', { timeout: 60000 });
+    result.flipNotification = await (await toast.$(".notification-list-item-message")).innerText();
+    result.flipButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
+    await palette(">Testing: Focus on Test Explorer View");
+    await page.waitForSelector('.test-explorer .monaco-list-row[aria-label*="kind_reply"][aria-label*="Failed"]', { timeout: 60000 });
+    result.flipTestRows = await page.$$eval(".test-explorer .monaco-list-row", (rows) => rows.map((row) => row.getAttribute("aria-label")));
+    await page.screenshot({ path: path.join(artifacts, "flip-on-save.png") });
   });
 
   await expectation("bundledServer", async () => {
@@ -349,6 +387,20 @@ try {
     if (wrong.length) throw new Error(`unexpected problems: ${wrong.join(" | ")}`);
   });
 
+  await expectation("universalVsix", async () => {
+    for (const server of servers) server.kill();
+    port = await startCodeServer(universalVsix, path.join(scratch, "extensions-universal"));
+    await openFolder(workspace);
+    step("universal window loaded");
+    await openFile("broken.rubric.yaml");
+    await showProblems();
+    await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${BROKEN_ERROR}")`, { timeout: 90000 });
+    const kinds = await page.waitForSelector('.statusbar-item:has-text("AI Eval:"):has-text("kinds")', { timeout: 30000 });
+    result.universalStatus = await kinds.innerText();
+    result.universalNotifications = await page.$$eval(".notifications-toasts .notification-list-item-message", (items) => items.map((item) => item.innerText));
+    await page.screenshot({ path: path.join(artifacts, "universal.png") });
+  });
+
   result.ok = Object.values(result.expectations).every((record) => record.ok);
 } catch (error) {
   result.error = String(error).slice(0, 3000);
@@ -357,7 +409,7 @@ try {
   if (!result.ok) result.serverLog = serverLog.slice(-3000);
   result.ms = Date.now() - started;
   await browser.close();
-  server.kill();
+  for (const server of servers) server.kill();
   fs.rmSync(scratch, { recursive: true, force: true });
   fs.writeFileSync(path.join(artifacts, "result.json"), JSON.stringify(result, null, 2));
   console.log(JSON.stringify(result));

@@ -1,13 +1,16 @@
-// The server bundled in the linux-x64 .vsix: wheels of ai-eval-lsp and its dependencies for a few
-// CPython versions (scripts/bundle-wheels.mjs writes them and their manifest at package time).
-// When the user's interpreter lacks ai_eval_lsp, the wheels for its version are unpacked into one
-// folder of the extension's storage and put on PYTHONPATH. This module decides, without touching
-// the disk, whether the bundle fits an interpreter, which wheels it takes, and where they go.
+// The server bundled in a platform .vsix: wheels of ai-eval-lsp and its dependencies for a few
+// CPython versions on one platform (scripts/bundle-wheels.mjs writes them and their manifest at
+// package time). When the user's interpreter lacks ai_eval_lsp, the wheels for its version are
+// unpacked into one folder of the extension's storage and put on PYTHONPATH. This module decides,
+// without touching the disk, whether the bundle fits an interpreter, which wheels it takes, and
+// where they go.
 
 export interface BundleManifest {
   serverVersion: string;
   // Changes whenever any bundled wheel does: the unpacked copy is keyed by it.
   id: string;
+  // The `vsce package --target` the wheels are for; bundles made before it was written: linux-x64.
+  target?: string;
   // "3.11" -> the wheel files pip resolved for that CPython.
   pythons: Record<string, string[]>;
 }
@@ -17,9 +20,26 @@ export interface PythonFacts {
   implementation: string;
   version: [number, number];
   abiflags: string;
+  // sys.platform: "linux", "darwin", "win32".
+  platform: string;
   machine: string;
   libc: [string, string];
 }
+
+// A target's system (sys.platform), the machine names Python reports there, and its name for users.
+interface TargetPlatform {
+  system: string;
+  machines: string[];
+  name: string;
+}
+
+export const TARGET_PLATFORMS: Record<string, TargetPlatform> = {
+  "linux-x64": { system: "linux", machines: ["x86_64"], name: "Linux x86_64 with glibc" },
+  "linux-arm64": { system: "linux", machines: ["aarch64"], name: "Linux arm64 with glibc" },
+  "darwin-x64": { system: "darwin", machines: ["x86_64"], name: "macOS x86_64" },
+  "darwin-arm64": { system: "darwin", machines: ["arm64"], name: "macOS arm64" },
+  "win32-x64": { system: "win32", machines: ["AMD64"], name: "Windows x64" },
+};
 
 export interface WheelTag {
   python: string;
@@ -40,13 +60,14 @@ export function wheelTags(filename: string): WheelTag[] {
 
 const LEGACY_MANYLINUX: Record<string, [number, number]> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
 
-// The glibc a platform tag needs on x86_64, `null` for a pure wheel, undefined when no glibc fits it.
-export function requiredGlibc(platform: string): [number, number] | null | undefined {
+// The glibc a platform tag needs on this machine (`x86_64`, `aarch64`), `null` for a pure wheel,
+// undefined when no glibc fits it.
+export function requiredGlibc(platform: string, machine = "x86_64"): [number, number] | null | undefined {
   if (platform === "any") return null;
-  const modern = /^manylinux_(\d+)_(\d+)_x86_64$/.exec(platform);
-  if (modern) return [Number(modern[1]), Number(modern[2])];
-  const legacy = /^(manylinux\w+?)_x86_64$/.exec(platform);
-  return legacy ? LEGACY_MANYLINUX[legacy[1]] : undefined;
+  const modern = /^manylinux_(\d+)_(\d+)_(\w+)$/.exec(platform);
+  if (modern) return modern[3] === machine ? [Number(modern[1]), Number(modern[2])] : undefined;
+  const legacy = /^(manylinux\d+)_(\w+)$/.exec(platform);
+  return legacy && legacy[2] === machine ? LEGACY_MANYLINUX[legacy[1]] : undefined;
 }
 
 const atLeast = (have: [number, number], need: [number, number]) => have[0] > need[0] || (have[0] === need[0] && have[1] >= need[1]);
@@ -56,8 +77,8 @@ function parseGlibc(python: PythonFacts): [number, number] | undefined {
   return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
-// Whether CPython `python` can import a wheel with this tag, glibc aside: pure `py3`/`py3N` wheels,
-// `cp3N` wheels of its own ABI, and stable-ABI (`abi3`) wheels built for it or an older CPython.
+// Whether CPython `python` can import a wheel with this tag, its platform aside: pure `py3`/`py3N`
+// wheels, `cp3N` wheels of its own ABI, and stable-ABI (`abi3`) wheels built for it or an older CPython.
 export function tagFitsPython(tag: WheelTag, python: PythonFacts): boolean {
   const [major, minor] = python.version;
   const pythonTag = /^(py|cp)(\d)(\d*)$/.exec(tag.python);
@@ -73,21 +94,31 @@ export function tagFitsPython(tag: WheelTag, python: PythonFacts): boolean {
   return tag.python === own && tag.abi === own + python.abiflags;
 }
 
-export function tagFitsGlibc(tag: WheelTag, glibc: [number, number] | undefined): boolean {
-  const needed = requiredGlibc(tag.platform);
-  return needed === null || (needed !== undefined && glibc !== undefined && atLeast(glibc, needed));
+// Whether a wheel's platform tag runs where this Python does. On Linux its glibc must be new
+// enough; the bundled macOS wheels need macOS 11 at most, older than any VS Code runs on.
+export function tagFitsPlatform(tag: WheelTag, python: PythonFacts): boolean {
+  if (tag.platform === "any") return true;
+  if (python.platform === "linux") {
+    const needed = requiredGlibc(tag.platform, python.machine);
+    const glibc = parseGlibc(python);
+    return Array.isArray(needed) && glibc !== undefined && atLeast(glibc, needed);
+  }
+  if (python.platform === "darwin") {
+    const arch = /^macosx_\d+_\d+_(\w+)$/.exec(tag.platform)?.[1];
+    return arch === "universal2" || arch === python.machine;
+  }
+  return python.platform === "win32" && tag.platform === "win_amd64" && python.machine === "AMD64";
 }
 
 export function wheelFits(filename: string, python: PythonFacts): boolean {
-  const glibc = parseGlibc(python);
-  return wheelTags(filename).some((tag) => tagFitsPython(tag, python) && tagFitsGlibc(tag, glibc));
+  return wheelTags(filename).some((tag) => tagFitsPython(tag, python) && tagFitsPlatform(tag, python));
 }
 
 // The oldest glibc any of the wheel's tags for this Python accepts, as "2.28".
 function oldestGlibc(filename: string, python: PythonFacts): string | undefined {
   const needs = wheelTags(filename)
     .filter((tag) => tagFitsPython(tag, python))
-    .map((tag) => requiredGlibc(tag.platform))
+    .map((tag) => requiredGlibc(tag.platform, python.machine))
     .filter((need): need is [number, number] => Array.isArray(need))
     .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return needs.length ? needs[0].join(".") : undefined;
@@ -100,7 +131,8 @@ function describeVersions(versions: string[]): string {
 // The wheels that make the server for this Python, or why the bundle cannot serve it.
 export function selectWheels(manifest: BundleManifest, python: PythonFacts): Selection {
   const versions = Object.keys(manifest.pythons).sort((a, b) => Number(a.split(".")[1]) - Number(b.split(".")[1]));
-  const built = `it is built for CPython ${describeVersions(versions)} on Linux x86_64 with glibc`;
+  const target = TARGET_PLATFORMS[manifest.target ?? "linux-x64"];
+  const built = `it is built for CPython ${describeVersions(versions)} on ${target.name}`;
   const version = python.version.join(".");
   if (python.implementation !== "cpython") {
     return { ok: false, reason: `${built}, and this is ${python.implementation} ${version}` };
@@ -108,10 +140,13 @@ export function selectWheels(manifest: BundleManifest, python: PythonFacts): Sel
   if (python.abiflags.includes("t")) {
     return { ok: false, reason: `${built}, and this is the free-threaded build of CPython ${version}` };
   }
-  if (python.machine !== "x86_64") {
+  if (python.platform !== target.system) {
+    return { ok: false, reason: `${built}, and this Python runs on ${python.platform}` };
+  }
+  if (!target.machines.includes(python.machine)) {
     return { ok: false, reason: `${built}, and this Python runs on ${python.machine || "an unknown machine"}` };
   }
-  if (python.libc[0] !== "glibc") {
+  if (target.system === "linux" && python.libc[0] !== "glibc") {
     return { ok: false, reason: `${built}, and this Python does not use glibc (musl, as on Alpine?)` };
   }
   const wheels = manifest.pythons[version];

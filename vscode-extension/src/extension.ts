@@ -17,7 +17,7 @@ import {
   StaticFeature,
 } from "vscode-languageclient/node";
 import { selectWheels } from "./bundle";
-import { ResultRow, rowDetails, runSummary, statusText } from "./format";
+import { ResultRow, RunComplete, rowDetails, runNotice, statusText } from "./format";
 import {
   InterpreterChoice,
   PROBE,
@@ -41,22 +41,22 @@ let client: LanguageClient | undefined;
 let casesTests: CasesTests | undefined;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
-const runs: ResultRow[] = [];
+const runs: RunComplete[] = [];
 const runsChanged = new vscode.EventEmitter<void>();
 // Documents this extension switched from YAML to the AI Eval language, by URI: only these go back.
 const switchedToAiEval = new Set<string>();
 
-class RunsView implements vscode.TreeDataProvider<ResultRow | [string, string]> {
+class RunsView implements vscode.TreeDataProvider<RunComplete | [string, string]> {
   onDidChangeTreeData = runsChanged.event;
-  getTreeItem(element: ResultRow | [string, string]): vscode.TreeItem {
+  getTreeItem(element: RunComplete | [string, string]): vscode.TreeItem {
     if (Array.isArray(element)) {
       return new vscode.TreeItem(`${element[0]}: ${element[1]}`);
     }
-    const item = new vscode.TreeItem(runSummary(element), vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(element.summary, vscode.TreeItemCollapsibleState.Collapsed);
     item.iconPath = new vscode.ThemeIcon(element.passed_gate === 1 ? "pass" : "error");
     return item;
   }
-  getChildren(element?: ResultRow | [string, string]): Array<ResultRow | [string, string]> {
+  getChildren(element?: RunComplete | [string, string]): Array<RunComplete | [string, string]> {
     if (!element) return [...runs].reverse();
     return Array.isArray(element) ? [] : rowDetails(element);
   }
@@ -222,13 +222,17 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   languageClient.onNotification(DOCUMENT_ROLE_NOTIFICATION, (params: DocumentRoleParams) => {
     applyDocumentRole(params).catch((error) => output.appendLine(`could not switch the language of ${params.uri}: ${error}`));
   });
-  languageClient.onNotification("aiEval/runComplete", (row: ResultRow) => {
-    runs.push(row);
+  languageClient.onNotification("aiEval/runComplete", (run: RunComplete) => {
+    runs.push(run);
     runsChanged.fire();
-    if (casesTests?.running) return; // the Test Results view shows it
-    const show = row.passed_gate === 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(`AI Eval run complete: ${runSummary(row)}`, "Show History").then((picked) => {
-      if (picked) void showHistory(languageClient, row.target_id, undefined).catch((error) => output.appendLine(`${error}`));
+    if (run.trigger === "save") casesTests?.showSaved(run);
+    else if (casesTests?.running) return; // the Test Results view shows it
+    const notice = runNotice(run);
+    if (!notice) return;
+    const show = notice.warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(notice.text, notice.diff ? "Show Diff" : "Show History").then((picked) => {
+      if (!picked) return;
+      showHistory(languageClient, run.target_id, run.casesUri, undefined, notice.diff).catch((error) => output.appendLine(`${error}`));
     });
   });
   await languageClient.start();

@@ -1,4 +1,6 @@
-// How runs look to the user; pure, so node's test runner checks them.
+// How runs reach the user. The server writes every word (`summary` in `aiEval/runComplete`, and
+// `aiEval.render` for histories, diffs and the report); this client only decides where they go.
+// Pure, so node's test runner checks it.
 
 export interface ResultRow {
   id: number;
@@ -18,30 +20,60 @@ export interface ResultRow {
   config_json: string | null;
 }
 
-export function interval(row: ResultRow): string {
-  if (row.pass_rate_ci_low === null || row.pass_rate_ci_high === null) {
-    return "no interval";
-  }
-  return `95% CI ${row.pass_rate_ci_low.toFixed(2)}–${row.pass_rate_ci_high.toFixed(2)}`;
+// SPEC section 5's diff JSON, as far as this client reads it.
+export interface Change {
+  target: string;
+  base: ResultRow;
+  head: ResultRow;
+  flipped: string[];
 }
 
-export function runSummary(row: ResultRow): string {
-  const gate = row.passed_gate === 1 ? "gate passed" : "gate FAILED";
-  const errors = row.error_count ? `, ${row.error_count} of ${row.question_count} cases errored` : "";
-  return `${row.target_id}: pass rate ${row.pass_rate.toFixed(2)} (${interval(row)}), average ${row.avg_score.toFixed(2)}/5, ${gate}${errors}`;
+// `aiEval/runComplete`: the row, what started the run, the line to show and, after an earlier run
+// of the same cases file, what changed; a run on save also carries its cases' answers.
+export interface RunComplete extends ResultRow {
+  trigger: "command" | "save";
+  summary: string;
+  casesUri?: string;
+  change?: Change;
+  verdicts?: Record<string, unknown>;
+  errors?: Record<string, string>;
+  expected?: Record<string, "pass" | "fail">;
 }
+
+// The fields of the result row (SPEC section 3), in its order: what the results view lists.
+const ROW_FIELDS: Array<keyof ResultRow> = [
+  "id", "target_id", "run_id", "timestamp", "avg_score", "pass_rate", "pass_rate_ci_low", "pass_rate_ci_high",
+  "passed_gate", "question_count", "error_count", "scores_json", "source", "duration", "config_json",
+];
 
 export function rowDetails(row: ResultRow): Array<[string, string]> {
-  return Object.entries(row).map(([key, value]) => [key, value === null ? "null" : String(value)]);
+  return ROW_FIELDS.map((key) => [key, row[key] === null ? "null" : String(row[key])]);
 }
 
-const CORE_KINDS = 14;
+export interface Notice {
+  text: string;
+  warning: boolean;
+  // A diff to offer: the runs it compares.
+  diff?: { base: number; head: number };
+}
+
+// What to tell the user of a finished run: a run the user started, always; a run on save, only
+// when a case flipped (nothing is shown when nothing did).
+export function runNotice(run: RunComplete): Notice | undefined {
+  const flipped = run.change?.flipped.length ?? 0;
+  if (run.trigger === "save" && flipped === 0) return undefined;
+  const diff = flipped && run.change ? { base: run.change.base.run_id, head: run.change.head.run_id } : undefined;
+  return { text: `AI Eval: ${run.summary}`, warning: run.passed_gate !== 1 || flipped > 0, diff };
+}
+
+// The server marks each kind a plugin or module adds to the combined schema (`$comment`).
+const CONTRIBUTED = "ai-eval: from ";
 
 export function statusText(state: "starting" | "running" | "stopped", schema?: { $defs?: Record<string, unknown> }): string {
   if (state !== "running" || !schema) {
     return `$(beaker) AI Eval: ${state}`;
   }
-  const kinds = Object.keys(schema.$defs ?? {}).filter((name) => name.startsWith("check_") && name !== "check_base").length;
-  const extra = Math.max(0, kinds - CORE_KINDS);
-  return `$(beaker) AI Eval: ${kinds} kinds, ${extra} from plugins`;
+  const kinds = Object.entries(schema.$defs ?? {}).filter(([name]) => name.startsWith("check_") && name !== "check_base");
+  const contributed = kinds.filter(([, definition]) => String((definition as { $comment?: unknown }).$comment ?? "").startsWith(CONTRIBUTED));
+  return `$(beaker) AI Eval: ${kinds.length} kinds, ${contributed.length} from plugins`;
 }

@@ -2,6 +2,7 @@
 // extension's active interpreter, then `python3`. The server must run where the user's check
 // executor plugins are installed, or it cannot see their kinds. When that Python lacks
 // ai_eval_lsp, the extension runs its bundled copy with it (bundle.ts), so plugins still load.
+import path from "node:path";
 import type { PythonFacts } from "./bundle";
 
 export interface InterpreterChoice {
@@ -34,7 +35,7 @@ export const PROBE = [
   "except Exception:",
   "    server = None",
   "print(json.dumps({'implementation': sys.implementation.name, 'version': list(sys.version_info[:2]),",
-  "    'abiflags': getattr(sys, 'abiflags', ''), 'machine': platform.machine(), 'libc': list(platform.libc_ver()),",
+  "    'abiflags': getattr(sys, 'abiflags', ''), 'platform': sys.platform, 'machine': platform.machine(), 'libc': list(platform.libc_ver()),",
   "    'server': server}))",
 ].join("\n");
 
@@ -52,9 +53,14 @@ export function parseProbe(stdout: string): Probe {
 }
 
 // The bundled site folder goes first, so its ai_eval_lsp and dependencies win; the user's own
-// PYTHONPATH and site-packages stay after it, so their plugins are still found.
-export function withPythonPath(env: Record<string, string | undefined>, site: string): Record<string, string | undefined> {
-  return { ...env, PYTHONPATH: env.PYTHONPATH ? `${site}:${env.PYTHONPATH}` : site };
+// PYTHONPATH and site-packages stay after it, so their plugins are still found. The separator is
+// the system's (`;` on Windows).
+export function withPythonPath(
+  env: Record<string, string | undefined>,
+  site: string,
+  separator: string = path.delimiter,
+): Record<string, string | undefined> {
+  return { ...env, PYTHONPATH: env.PYTHONPATH ? `${site}${separator}${env.PYTHONPATH}` : site };
 }
 
 const describe = (choice: InterpreterChoice) => `${choice.python} (${choice.source})`;

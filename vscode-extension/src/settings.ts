@@ -13,8 +13,10 @@ export const SERVER_SETTINGS = [
   "exportEnvelopeOnComplete",
   "runTimeoutSeconds",
   "drupal.root",
+  "drupal.site",
   "php.command",
   "php.run",
+  "runOnSave",
 ] as const;
 
 type Settings = Record<string, unknown>;
@@ -44,7 +46,11 @@ export function serverSettings(section: unknown, trusted: boolean): Settings {
     const value = valueAt(section, key);
     if (value !== undefined) setAt(settings, key, value);
   }
-  if (!trusted) setAt(settings, "php.run", false);
+  if (!trusted) {
+    // The server then also ignores the repository's own settings files for these keys.
+    setAt(settings, "php.run", false);
+    setAt(settings, "workspaceTrusted", false);
+  }
   return settings;
 }
 

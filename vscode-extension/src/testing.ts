@@ -3,6 +3,7 @@
 // (a case alone with `caseIds`). A failed case's message stands at the case in its file.
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
+import { RunComplete } from "./format";
 import { RunAnswer, caseResult } from "./results";
 
 interface SymbolInformation {
@@ -113,13 +114,26 @@ export class CasesTests implements vscode.Disposable {
       if (chosen !== "all" || cases.length !== file.children.size) argument.caseIds = cases.map((item) => item.label);
       try {
         const answer = await client.sendRequest<RunAnswer>("workspace/executeCommand", { command: "aiEval.runCases", arguments: [argument] }, token);
-        run.appendOutput(`${file.label}: run ${answer.row.run_id}, pass rate ${answer.row.pass_rate.toFixed(2)}\r\n`);
+        run.appendOutput(`${file.label}: ${answer.summary}\r\n`);
         for (const item of cases) this.report(run, item, answer);
       } catch (error) {
         const message = new vscode.TestMessage(`the run did not finish: ${error instanceof Error ? error.message : error}`);
         cases.forEach((item) => (token.isCancellationRequested ? run.skipped(item) : run.errored(item, message)));
       }
     }
+    run.end();
+  }
+
+  // A run the server started on save: its cases' results replace theirs in the Testing view.
+  showSaved(complete: RunComplete): void {
+    if (!complete.casesUri || !complete.verdicts) return;
+    const file = this.controller.items.get(vscode.Uri.parse(complete.casesUri).toString());
+    if (!file) return;
+    const answer: RunAnswer = { row: complete, verdicts: complete.verdicts as RunAnswer["verdicts"], errors: complete.errors, expected: complete.expected };
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([file]), `${file.label} (on save)`, false);
+    file.children.forEach((item) => {
+      if (item.label in answer.verdicts) this.report(run, item, answer);
+    });
     run.end();
   }
 

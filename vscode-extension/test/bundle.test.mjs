@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { requiredGlibc, selectWheels, stampText, staleFolders, unpackedFolderName, wheelFits, wheelTags } from "../dist-test/bundle.mjs";
 
-const cpython = (minor, extra = {}) => ({ implementation: "cpython", version: [3, minor], abiflags: "", machine: "x86_64", libc: ["glibc", "2.36"], ...extra });
+const cpython = (minor, extra = {}) => ({ implementation: "cpython", version: [3, minor], abiflags: "", platform: "linux", machine: "x86_64", libc: ["glibc", "2.36"], ...extra });
 
 const NUMPY_311 = "numpy-2.4.6-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl";
 const NUMPY_313 = "numpy-2.5.5-cp313-cp313-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl";
@@ -32,6 +32,29 @@ test("manylinux tags, new and legacy, say which glibc they need", () => {
   assert.equal(requiredGlibc("any"), null);
   assert.equal(requiredGlibc("musllinux_1_2_x86_64"), undefined);
   assert.equal(requiredGlibc("manylinux_2_17_aarch64"), undefined);
+  assert.deepEqual(requiredGlibc("manylinux_2_17_aarch64", "aarch64"), [2, 17]);
+  assert.deepEqual(requiredGlibc("manylinux2014_aarch64", "aarch64"), [2, 17]);
+  assert.equal(requiredGlibc("manylinux2014_x86_64", "aarch64"), undefined);
+});
+
+test("each platform's bundle serves its own system and machine only", () => {
+  const mac = (machine) => cpython(12, { platform: "darwin", machine, libc: ["", ""] });
+  const windows = cpython(12, { platform: "win32", machine: "AMD64", libc: ["", ""] });
+  const arm = cpython(12, { machine: "aarch64" });
+  const LXML_MAC = "lxml-6.1.3-cp312-cp312-macosx_10_13_universal2.whl";
+  const YAML_ARM = "pyyaml-6.0.4-cp312-cp312-macosx_11_0_arm64.whl";
+  const YAML_WIN = "pyyaml-6.0.4-cp312-cp312-win_amd64.whl";
+  const YAML_LINUX_ARM = "pyyaml-6.0.4-cp312-cp312-manylinux2014_aarch64.manylinux_2_17_aarch64.manylinux_2_28_aarch64.whl";
+  assert.ok(wheelFits(LXML_MAC, mac("arm64")) && wheelFits(LXML_MAC, mac("x86_64")));
+  assert.ok(wheelFits(YAML_ARM, mac("arm64")) && !wheelFits(YAML_ARM, mac("x86_64")));
+  assert.ok(wheelFits(YAML_WIN, windows) && !wheelFits(YAML_WIN, mac("arm64")));
+  assert.ok(wheelFits(YAML_LINUX_ARM, arm) && !wheelFits(YAML_LINUX_ARM, cpython(12)));
+  const darwin = { ...manifest, target: "darwin-arm64", pythons: { "3.12": [SERVER, PURE, LXML_MAC, YAML_ARM] } };
+  assert.deepEqual(selectWheels(darwin, mac("arm64")).wheels, darwin.pythons["3.12"]);
+  assert.equal(selectWheels(darwin, mac("x86_64")).reason, "it is built for CPython 3.12 on macOS arm64, and this Python runs on x86_64");
+  assert.equal(selectWheels(darwin, windows).reason, "it is built for CPython 3.12 on macOS arm64, and this Python runs on win32");
+  const win = { ...manifest, target: "win32-x64", pythons: { "3.12": [SERVER, PURE, YAML_WIN] } };
+  assert.deepEqual(selectWheels(win, windows).wheels, win.pythons["3.12"]);
 });
 
 test("a wheel fits its own CPython; a stable-ABI wheel fits that one and later ones", () => {

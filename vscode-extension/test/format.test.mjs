@@ -1,37 +1,40 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { interval, rowDetails, runSummary, statusText } from "../dist-test/format.mjs";
+import { rowDetails, runNotice, statusText } from "../dist-test/format.mjs";
 
 const row = {
   id: 7, target_id: "support_tone", run_id: 3, timestamp: 1795984870, avg_score: 2.5, pass_rate: 0.5,
   pass_rate_ci_low: 0.0945, pass_rate_ci_high: 0.9055, passed_gate: 1, question_count: 2, error_count: 0,
   scores_json: "{\"a\": 5.0, \"b\": 0.0}", source: "editor", duration: 0.12, config_json: null,
 };
+const line = "support_tone: pass rate 0.50 [0.09, 0.91], average 2.50/5, gate passed, 2 cases, 0 errors";
+const change = (flipped) => ({ target: "support_tone", base: { ...row, run_id: 2 }, head: row, flipped });
 
-test("a run reads as pass rate, interval, average and gate", () => {
-  assert.equal(runSummary(row), "support_tone: pass rate 0.50 (95% CI 0.09–0.91), average 2.50/5, gate passed");
+test("a run the user started is shown with the server's line, and a failed gate warns", () => {
+  assert.deepEqual(runNotice({ ...row, trigger: "command", summary: line }), { text: `AI Eval: ${line}`, warning: false, diff: undefined });
+  assert.equal(runNotice({ ...row, passed_gate: 0, trigger: "command", summary: line }).warning, true);
 });
 
-test("errors and a failed gate are said", () => {
-  assert.equal(
-    runSummary({ ...row, passed_gate: 0, error_count: 1 }),
-    "support_tone: pass rate 0.50 (95% CI 0.09–0.91), average 2.50/5, gate FAILED, 1 of 2 cases errored",
-  );
+test("a run on save is shown only when a case flipped, with the diff to offer", () => {
+  assert.equal(runNotice({ ...row, trigger: "save", summary: line }), undefined); // a first run
+  assert.equal(runNotice({ ...row, trigger: "save", summary: line, change: change([]) }), undefined);
+  const flipped = "support_tone: 1 case now fails: curt";
+  assert.deepEqual(runNotice({ ...row, trigger: "save", summary: flipped, change: change(["curt"]) }), {
+    text: `AI Eval: ${flipped}`, warning: true, diff: { base: 2, head: 3 },
+  });
 });
 
-test("no scored case has no interval", () => {
-  assert.equal(interval({ ...row, pass_rate_ci_low: null, pass_rate_ci_high: null }), "no interval");
-});
-
-test("the results view shows every field of the row", () => {
-  const details = Object.fromEntries(rowDetails(row));
+test("the results view shows every field of the row and nothing else", () => {
+  const details = Object.fromEntries(rowDetails({ ...row, trigger: "save", summary: line, change: change([]) }));
   assert.equal(Object.keys(details).length, 15);
   assert.equal(details.config_json, "null");
   assert.equal(details.pass_rate_ci_low, "0.0945");
+  assert.equal(details.summary, undefined);
 });
 
-test("the status bar counts the kinds plugins add", () => {
-  const defs = Object.fromEntries([..."abcdefghijklmn"].map((c) => [`check_${c}`, {}]).concat([["check_base", {}], ["scoring", {}], ["check_word_count", {}]]));
-  assert.equal(statusText("running", { $defs: defs }), "$(beaker) AI Eval: 15 kinds, 1 from plugins");
+test("the status bar counts the kinds the server marks as contributed", () => {
+  const core = Object.fromEntries([..."abcdefghijklmnop"].map((c) => [`check_${c}`, {}]));
+  const defs = { ...core, check_base: {}, scoring: {}, check_word_count: { $comment: "ai-eval: from plugin x 1.0" } };
+  assert.equal(statusText("running", { $defs: defs }), "$(beaker) AI Eval: 17 kinds, 1 from plugins");
   assert.equal(statusText("starting"), "$(beaker) AI Eval: starting");
 });

@@ -28,6 +28,7 @@ test("the probe tells a real Python's version, platform, and whether it has the 
   assert.equal(probe.implementation, "cpython");
   assert.equal(probe.version[0], 3);
   assert.equal(typeof probe.machine, "string");
+  assert.equal(probe.platform, "linux");
   assert.ok(probe.server === null || typeof probe.server === "string");
   assert.throws(() => parseProbe("{}"), /unexpected answer/);
 });
@@ -35,6 +36,7 @@ test("the probe tells a real Python's version, platform, and whether it has the 
 test("the bundled site goes before the user's PYTHONPATH, which stays", () => {
   assert.equal(withPythonPath({ PATH: "/bin" }, "/s/site").PYTHONPATH, "/s/site");
   assert.deepEqual(withPythonPath({ PATH: "/bin", PYTHONPATH: "/mine" }, "/s/site"), { PATH: "/bin", PYTHONPATH: "/s/site:/mine" });
+  assert.equal(withPythonPath({ PYTHONPATH: "C:\\mine" }, "C:\\s\\site", ";").PYTHONPATH, "C:\\s\\site;C:\\mine");
 });
 
 test("a missing server says where and how to install it, and why the bundle did not serve", () => {
@@ -47,7 +49,7 @@ test("a missing server says where and how to install it, and why the bundle did 
 });
 
 test("the bundled server is announced with what was done and how to use one's own", () => {
-  const python = { implementation: "cpython", version: [3, 11], abiflags: "", machine: "x86_64", libc: ["glibc", "2.36"] };
+  const python = { implementation: "cpython", version: [3, 11], abiflags: "", platform: "linux", machine: "x86_64", libc: ["glibc", "2.36"] };
   const message = bundledServerMessage({ python: "/usr/bin/python3", source: "default" }, "0.1.0", python, "/storage/bundled-server/0.1.0-abc-cp311", "/ext/bundled/wheels");
   assert.match(message, /\/usr\/bin\/python3 \(default\) has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp 0\.1\.0 it bundles for CPython 3\.11 into \/storage\/bundled-server\/0\.1\.0-abc-cp311/);
   assert.match(message, /plugins installed for \/usr\/bin\/python3 are still loaded/);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseResult, diffHtml, historyHtml, trendSvg } from "../dist-test/results.mjs";
+import { caseResult, historyHtml } from "../dist-test/results.mjs";
 
 const row = (run_id, pass_rate, avg_score, low = 0.1, high = 0.9) => ({
   id: run_id, target_id: "tone", run_id, timestamp: 1796000000 + run_id * 60, avg_score, pass_rate,
@@ -39,32 +39,16 @@ test("an errored case is an error with its cause", () => {
   assert.deepEqual(caseResult("broken", answer), { state: "errored", messages: [{ text: "the case has no `response` string" }] });
 });
 
-test("the trend has a point per run and a band only where there is an interval", () => {
-  const svg = trendSvg([row(1, 0.5, 2.5), row(2, 1, 5, null, null), row(3, 0, 0)]);
-  const points = (cls) => svg.match(new RegExp(`class="${cls}" points="([^"]*)"`))[1].split(" ");
-  assert.equal(points("rate").length, 3);
-  assert.equal(points("score").length, 3);
-  assert.equal(points("band").length, 4); // runs 1 and 3, high then low
-  assert.deepEqual(points("rate")[0], "28.0,90.0"); // run 1: x at the left edge, 0.5 halfway up
-});
-
-test("a diff marks flipped cases and escapes case ids", () => {
-  const html = diffHtml({
-    target: "tone", base: row(1, 0.5, 2.5), head: row(2, 0.5, 2.5), notice: null,
-    cases: [{ caseId: "<a>", base: { score: 5, passed: true }, head: { score: 0, passed: false } }, { caseId: "new", base: null, head: { score: null, passed: null } }],
-    flipped: ["<a>"], deltas: { pass_rate: 0, avg_score: 0 }, mcnemar_p: 1, sign_test_p: 1,
-  });
-  assert.match(html, /<tr class="flipped"><td>&lt;a&gt;<\/td><td>pass 5.00<\/td><td>fail 0.00<\/td><td>flipped to fail<\/td><\/tr>/);
-  assert.match(html, /<td>new<\/td><td>–<\/td><td>error<\/td><td>new<\/td>/);
-  assert.match(html, /1 verdict flipped; exact McNemar p = 1.00/);
-});
-
-test("the history panel loads nothing and runs only its own script", () => {
-  const html = historyHtml("tone", [row(2, 1, 5), row(1, 0.5, 2.5)], undefined, "abc", "vscode-resource:");
+test("the history panel frames the server's history and diff, loads nothing and runs only its own script", () => {
+  const history = '<h2>tone: 2 runs, newest first</h2><svg xmlns="http://www.w3.org/2000/svg"></svg><table></table>';
+  const html = historyHtml("tone", history, "<pre>tone: run 1 -> run 2</pre>", { runIds: [2, 1], base: 1, head: 2 }, "abc", "vscode-resource:");
   assert.match(html, /default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc';/);
   assert.equal((html.match(/<script/g) ?? []).length, 1);
   assert.match(html, /<script nonce="abc">/);
   assert.doesNotMatch(html, /src="|href="|url\(/);
-  assert.match(html, /<option value="2">run 2 \(/);
-  assert.match(html, /One run so far: nothing to compare/);
+  assert.ok(html.includes(`<div id="history">${history}</div>`));
+  assert.match(html, /<option value="1" selected>run 1<\/option>/);
+  assert.match(html, /<div id="diff"><pre>tone: run 1 -> run 2<\/pre><\/div>/);
+  const single = historyHtml("tone", history, undefined, { runIds: [1] }, "abc", "vscode-resource:");
+  assert.match(single, /One run so far: nothing to compare/);
 });

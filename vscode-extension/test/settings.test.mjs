@@ -27,7 +27,7 @@ test("the server gets its own keys, nested, and none of the client's", () => {
 
 test("in a workspace VS Code does not trust, PHP never runs, whatever the settings say", () => {
   assert.deepEqual(serverSettings(section, false).php, { command: ["ddev", "exec", "php"], run: false });
-  assert.deepEqual(serverSettings({}, false), { php: { run: false } });
+  assert.deepEqual(serverSettings({}, false), { php: { run: false }, workspaceTrusted: false });
 });
 
 test("every workspace/configuration answer is shaped, for the section, a part of it, or everything", () => {

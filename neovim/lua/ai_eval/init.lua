@@ -44,19 +44,18 @@ local request, stopped = lsp_client.request, lsp_client.stopped
 
 -- --- what the server tells --------------------------------------------------------------------
 
-local function notify_run(row)
-  local interval = "n/a"
-  if row.pass_rate_ci_low ~= nil and row.pass_rate_ci_low ~= vim.NIL then
-    interval = string.format("%.2f-%.2f", row.pass_rate_ci_low, row.pass_rate_ci_high)
+--- `aiEval/runComplete`: the server's line for the run. A run on save is shown only when a case
+--- flipped, and its cases that now fail fill the quickfix list.
+function M.on_run_complete(params, ctx)
+  local flipped = params.change ~= nil and params.change ~= vim.NIL and #params.change.flipped or 0
+  if params.trigger == "save" then
+    if flipped > 0 then
+      vim.notify("ai-eval: " .. params.summary, vim.log.levels.WARN)
+      results.show_flips(vim.lsp.get_client_by_id(ctx.client_id), params)
+    end
+    return
   end
-  vim.notify(
-    string.format(
-      "ai-eval: %s pass rate %.2f (95%% CI %s), average %.2f/5, gate %s, %d errors",
-      row.target_id, row.pass_rate, interval, row.avg_score,
-      row.passed_gate == 1 and "passed" or "FAILED", row.error_count
-    ),
-    row.passed_gate == 1 and vim.log.levels.INFO or vim.log.levels.WARN
-  )
+  vim.notify("ai-eval: " .. params.summary, params.passed_gate == 1 and vim.log.levels.INFO or vim.log.levels.WARN)
 end
 
 local function buffer_of(uri, client_id)
@@ -95,8 +94,8 @@ function M.on_document_role(_, params, ctx)
 end
 
 M.handlers = {
-  ["aiEval/runComplete"] = function(_, row)
-    notify_run(row)
+  ["aiEval/runComplete"] = function(_, params, ctx)
+    M.on_run_complete(params, ctx)
   end,
   ["aiEval/documentRole"] = function(...)
     M.on_document_role(...)
@@ -238,8 +237,8 @@ function M.execute(command, argument, bufnr)
         table.insert(runs, { uri = run.casesUri, answer = run })
       end
       results.show_runs(client, runs)
-    elseif (command == "aiEval.history" or command == "aiEval.diff") and result then
-      results.open(command, argument, result)
+    elseif command == "aiEval.render" and result then
+      results.open(argument, result.text)
     elseif command == "aiEval.runCheck" and result then
       vim.notify("ai-eval: " .. vim.fn.json_encode(result), vim.log.levels.INFO)
     elseif command == "aiEval.exportSchema" and result then
@@ -319,12 +318,12 @@ function M.history(opts)
     return vim.notify("ai-eval: name a target (:AiEvalHistory RUBRIC_ID), or open a rubric or cases file",
       vim.log.levels.WARN)
   end
-  M.execute("aiEval.history", { target = target }, bufnr)
+  M.execute("aiEval.render", { what = "history", target = target, format = "text" }, bufnr)
 end
 
 function M.diff(opts)
   local bufnr = vim.api.nvim_get_current_buf()
-  local argument = { target = results.target_of(bufnr) }
+  local argument = { what = "diff", target = results.target_of(bufnr), format = "text" }
   local fargs = arguments(opts)
   for index, name in ipairs({ "base", "head" }) do
     local given = fargs[index]
@@ -336,7 +335,7 @@ function M.diff(opts)
       argument.target = nil -- runs name their target
     end
   end
-  M.execute("aiEval.diff", argument, bufnr)
+  M.execute("aiEval.render", argument, bufnr)
 end
 
 function M.create_commands()
@@ -355,7 +354,8 @@ function M.create_commands()
   end
   -- The last-run lens names `aiEval.history`: run from a lens, it opens the history here.
   vim.lsp.commands["aiEval.history"] = function(command, ctx)
-    M.execute("aiEval.history", command.arguments[1], ctx.bufnr)
+    local lens = command.arguments[1]
+    M.execute("aiEval.render", { what = "history", target = lens.target, uri = lens.uri, format = "text" }, ctx.bufnr)
   end
 end
 

@@ -12,8 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.cli import jetbrains
 from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render, text_line
-from ai_eval_lsp.cli.results import (
+from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.problems import Problem, Severity
+from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.disk.files import Found
+from ai_eval_lsp.disk.roots import Root, project_root
+from ai_eval_lsp.disk.settings import SettingsFileError
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.project.registry import PhpPlugin
+from ai_eval_lsp.runs.render import (
     count,
     format_diff,
     format_diff_markdown,
@@ -23,18 +32,10 @@ from ai_eval_lsp.cli.results import (
     format_targets,
     run_json,
 )
-from ai_eval_lsp.core.analysis import Analysis
-from ai_eval_lsp.core.problems import Problem, Severity
-from ai_eval_lsp.core.workspace import Role
-from ai_eval_lsp.disk.files import Found
-from ai_eval_lsp.disk.roots import Root, project_root
-from ai_eval_lsp.disk.settings import SettingsFileError
-from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.project.registry import PhpPlugin
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.core.compare import CaseRecord, Diff
     from ai_eval_lsp.drupal.codebase import Codebase
+    from ai_eval_lsp.runs.run import RunResult
     from ai_eval_lsp.runs.store import ResultStore
 
 T = TypeVar("T")
@@ -51,6 +52,7 @@ EXAMPLES = {
     "schema": ["schema -o rubric.combined.json      # for yaml-language-server's yaml.schemas"],
     "run": [
         "run evals/refunds.cases.yaml",
+        "run evals/*.cases.yaml --watch           # then again after each change that affects them",
         "run evals/*.cases.yaml --format json --db /tmp/results.sqlite",
         'run evals/*.cases.yaml --format markdown >> "$GITHUB_STEP_SUMMARY"',
     ],
@@ -184,7 +186,14 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser(
         "schema", parents=[common], help="print the combined schema (core plus plugin kinds)"
     )
-    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    destination = schema.add_mutually_exclusive_group()
+    destination.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    destination.add_argument(
+        "--jetbrains",
+        action="store_true",
+        help="write it to the project's .idea/ with a jsonSchemas.xml mapping the rubric files to it "
+        "(PhpStorm and other JetBrains IDEs, no plugin needed)",
+    )
     schema.set_defaults(run=_schema)
 
     database = argparse.ArgumentParser(add_help=False)
@@ -205,6 +214,12 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="markdown: a table of the rows, the cases that failed, and each run's diff to the run "
         "before (for a pull request or a CI job summary)",
+    )
+    run.add_argument(
+        "--watch",
+        action="store_true",
+        help="then re-run the cases files a change affects (to a rubric, a cases file or an executor "
+        "source) until Ctrl+C, printing each run's line and what changed; needs ai-eval-lsp[watch]",
     )
     run.set_defaults(run=_run)
 
@@ -349,35 +364,48 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.runs.run import RunError, RunOptions, run_cases
+    if args.watch:
+        from ai_eval_lsp.cli.watch import watch
 
-    results, failed = [], []
+        last = watch(
+            args.paths, lambda: Projects(projects.root), lambda project, name: _run_one(project, name, args)
+        )
+        return EXIT_USAGE if last is None else _run_status(last)
+    done: list[tuple[str, RunResult | str]] = []
     for name in args.paths:
         project = projects.of(Path(name))
         for problem in project.registry.problems():
             print(f"warning: {problem}", file=sys.stderr)
-        try:
-            options = RunOptions(
-                "cli",
-                Path(args.db) if args.db else None,
-                _progress(name),
-                cases_errors=_warn_of(name),
-            )
-            result = run_cases(project, Path(name), options)
-        except RunError as err:  # said, and the other files still run
-            print(f"error: {err}", file=sys.stderr)
-            failed.append((name, str(err)))
-            continue
-        results.append((name, result))
-        if args.format == "text":
+        result = _run_one(project, name, args)
+        done.append((name, result))
+        if args.format == "text" and not isinstance(result, str):
             print(format_run(name, result))
+    results = [(name, result) for name, result in done if not isinstance(result, str)]
     if args.format == "json":
         print(json.dumps([run_json(name, result) for name, result in results], indent=2, ensure_ascii=False))
     elif args.format == "markdown":
-        print(format_runs_markdown(results, failed))
-    if failed:
+        print(format_runs_markdown(results, [(name, why) for name, why in done if isinstance(why, str)]))
+    return _run_status(done)
+
+
+def _run_one(project: Project, name: str, args: argparse.Namespace) -> RunResult | str:
+    """A run of one cases file; why it could not run, once said on stderr (the others still run)."""
+    from ai_eval_lsp.runs.run import RunError, RunOptions, run_cases
+
+    try:
+        options = RunOptions(
+            "cli", Path(args.db) if args.db else None, _progress(name), cases_errors=_warn_of(name)
+        )
+        return run_cases(project, Path(name), options)
+    except RunError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return str(err)
+
+
+def _run_status(done: Sequence[tuple[str, RunResult | str]]) -> int:
+    if any(isinstance(result, str) for _, result in done):
         return EXIT_USAGE
-    return EXIT_CLEAN if all(result.ok for _, result in results) else EXIT_ERRORS
+    return EXIT_CLEAN if all(result.ok for _, result in done if not isinstance(result, str)) else EXIT_ERRORS
 
 
 def _warn_of(name: str) -> Callable[[list[Problem]], None]:
@@ -463,17 +491,9 @@ def _diff(projects: Projects, args: argparse.Namespace) -> int:
 
 
 def _report(projects: Projects, args: argparse.Namespace) -> int:
-    from ai_eval_lsp.cli.html import render_report
+    from ai_eval_lsp.runs.report import render_report, report_targets
 
-    def read(store: ResultStore) -> list[tuple[str, list[dict[str, Any]], list[CaseRecord], Diff | None]]:
-        targets = []
-        for target in store.targets():
-            rows = store.history(target)[::-1]
-            comparison = store.diff(target=target) if len(rows) > 1 else None
-            targets.append((target, rows, store.cases(rows[-1]), comparison))
-        return targets
-
-    targets = _from_store(projects, args, read)
+    targets = _from_store(projects, args, report_targets)
     if targets is None:
         return EXIT_USAGE
     try:
@@ -505,6 +525,8 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
     for problem in project.registry.problems():
         print(f"warning: {problem}", file=sys.stderr)
     text = json.dumps(project.registry.combined.schema, indent=2, ensure_ascii=False) + "\n"
+    if args.jetbrains:
+        return _schema_for_jetbrains(project, text)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_CLEAN
@@ -513,6 +535,18 @@ def _schema(projects: Projects, args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    return EXIT_CLEAN
+
+
+def _schema_for_jetbrains(project: Project, text: str) -> int:
+    try:
+        schema, mappings, count = jetbrains.write(project, text)
+    except jetbrains.CannotWrite as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    print(
+        f"wrote {project.relative(schema)}, and {project.relative(mappings)} mapping {count} rubric paths to it"
+    )
     return EXIT_CLEAN
 
 

@@ -69,6 +69,6 @@ class Services:
 
     def chrf(self, hypothesis: str, reference: str) -> float:
         """Sentence chrF with sacrebleu's defaults, scaled to 0..1."""
-        from ai_eval_lsp.core.chrf import sentence_chrf  # numpy, and sacrebleu's formula, on first use
+        from ai_eval_lsp.core.chrf import sentence_chrf  # numpy (when installed) and sacrebleu, on first use
 
         return sentence_chrf(hypothesis, reference) / 100.0

@@ -1,6 +1,7 @@
 """Sentence chrF exactly as sacrebleu's defaults compute it (character 1- to 6-grams, beta 2,
 whitespace removed), counted with numpy instead of Python strings: about four times faster, the
-same statistics, and sacrebleu's own formula for the score.
+same statistics, and sacrebleu's own formula for the score. Where numpy is not installed (the
+server bundled in the .vsix leaves it out: 16 MB per CPython), sacrebleu counts in pure Python.
 
 Each character becomes its rank in the pair's alphabet; an n-gram is then one integer in base
 (alphabet size), every order in a range of its own, exact in 64 bits while the alphabet has at
@@ -13,7 +14,12 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-import numpy as np
+try:
+    import numpy as np
+
+    COUNTS_WITH_NUMPY = True
+except ImportError:
+    COUNTS_WITH_NUMPY = False
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.chrf import CHRF
@@ -47,7 +53,10 @@ def _offsets(base: int) -> np.ndarray:
 
 
 def statistics(hypothesis: str, reference: str) -> list[int] | None:
-    """sacrebleu's [hypothesis, reference, match] counts per order; None past the exact alphabet."""
+    """sacrebleu's [hypothesis, reference, match] counts per order; None without numpy, or past the
+    exact alphabet."""
+    if not COUNTS_WITH_NUMPY:
+        return None
     hyp, ref = "".join(hypothesis.split()), "".join(reference.split())
     # A lone surrogate (YAML's "\ud83d" escape) is one character to sacrebleu, and so here.
     codes = np.frombuffer((hyp + ref).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)

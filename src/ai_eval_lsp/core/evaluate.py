@@ -15,6 +15,7 @@ from typing import Any
 
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.lints import MAX_COMPOSITE_HOPS
+from ai_eval_lsp.core.refs import format_ref
 from ai_eval_lsp.core.workspace import check_name
 
 COMBINE_MODES = ("all_pass", "any_pass", "weighted_avg", "min", "max", "median")
@@ -37,7 +38,7 @@ class LoadedRubric:
 
     @property
     def name(self) -> str:
-        return f"{self.id}@{self.version}" if self.version else self.id
+        return format_ref(self.id, self.version)
 
 
 RubricSource = Callable[[str], LoadedRubric | None]

@@ -10,7 +10,7 @@ at the item's first line (blank lines up to it, the top-level mapping's first ke
 first `-` where they are), then the item, then the next item's `-` (or the next top-level key).
 Lines and columns so come out as in the whole document; offsets differ by a constant. The
 document's result is then put together again from the items' results: the same problems, in the
-same order, as a full analysis of the new text gives (`tests/test_incremental.py` compares them).
+same order, as a full analysis of the new text gives (`tests/core/test_incremental.py` compares them).
 
 An item's nodes are shared by the analyses that follow, and are moved (in place) to where the
 analysis that reads its tree has them: `Layout.place`. Only one thread reads a document's

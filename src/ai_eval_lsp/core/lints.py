@@ -11,6 +11,7 @@ import regex
 
 from ai_eval_lsp.core.api import Services
 from ai_eval_lsp.core.problems import Problem, Related, Span
+from ai_eval_lsp.core.refs import parse_ref
 from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
@@ -270,7 +271,8 @@ def _composite_problem(summary: RubricSummary, ref: str, span: Span, index: Rubr
 def _unresolved_reason(ref: str, index: RubricIndex) -> tuple[str, tuple[Related, ...]]:
     """Why `ref` names no rubric of the workspace, what it could have named, and the rubric files
     that cannot be read and may be the one it means (with where each fails, as related places)."""
-    rubric_id, _, version = ref.partition("@")
+    wanted = parse_ref(ref)
+    rubric_id, version = wanted.id, wanted.version
     declaring, unknown = _unreadable(rubric_id, index)
     if version and index.with_id(rubric_id):
         versions = ", ".join(str(s.version) for s in index.with_id(rubric_id))
@@ -291,7 +293,7 @@ def _unresolved_reason(ref: str, index: RubricIndex) -> tuple[str, tuple[Related
 def missing_rubric(ref: str, index: RubricIndex) -> str:
     """Why a run cannot resolve `ref` (a composite's or a cases file's rubric): no rubric of the
     workspace has it, or the file that declares it cannot be read."""
-    rubric_id = ref.partition("@")[0]
+    rubric_id = parse_ref(ref).id
     declaring, unknown = _unreadable(rubric_id, index)
     if declaring and not index.with_id(rubric_id):
         return f"rubric `{ref}`: {_declared_unreadable(rubric_id, declaring)}"

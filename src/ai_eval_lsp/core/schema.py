@@ -18,6 +18,8 @@ from typing import Any
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
+CONTRIBUTED = "$comment"
+"""The keyword that marks a kind's definition in the combined schema as contributed, not core."""
 
 
 @cache
@@ -105,7 +107,8 @@ def combine(core: dict[str, Any], contributions: Iterable[Contribution]) -> Comb
             if error:
                 combined.problems.append(SpliceProblem(contribution.origin, error))
                 continue
-            defs[f"check_{kind}"] = definition
+            # Marked, so a client counts what plugins add without knowing the core's kinds.
+            defs[f"check_{kind}"] = {**definition, CONTRIBUTED: f"ai-eval: from {contribution.origin}"}
             branches.append({"$ref": f"#/$defs/check_{kind}"})
             origins[kind] = contribution.origin
     return combined

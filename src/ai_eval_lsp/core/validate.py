@@ -14,12 +14,12 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Problem
+from ai_eval_lsp.core.refs import VERSION_PATTERN, is_version
 from ai_eval_lsp.core.schema import (
     DRAFT_2020_12,
     CombinedSchema,
@@ -378,11 +378,10 @@ _TYPE_NAMES = {
     "null": "empty (null)",
 }
 
-_VERSION = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z][0-9A-Za-z.-]*)?$"
 _PATTERN_HINTS = {
     "^[imsxu]*$": "flags are any of `i`, `m`, `s`, `x` and `u`",
     "^[a-z][a-z0-9_]*$": "snake_case: lowercase letters, digits and `_`, starting with a letter",
-    _VERSION: "a version such as `1.0`, `1.2.3` or `2.0.0-beta`",
+    VERSION_PATTERN: "a version such as `1.0`, `1.2.3` or `2.0.0-beta`",
 }
 
 
@@ -426,7 +425,7 @@ def _message(violation: Violation, target: Node, kind: str, path: Path, text: st
         numeric = isinstance(value, int | float) and not isinstance(value, bool)
         if path == ("version",) and subject == "rubric" and not kind and numeric:
             source = text[target.start_index : target.end_index]
-            written = source if re.match(_VERSION, source) else f"{source}.0" if source.isdigit() else None
+            written = source if is_version(source) else f"{source}.0" if source.isdigit() else None
             if written is None:
                 message += f': YAML reads `{source}` as a number; write a quoted version such as "1.0"'
             else:

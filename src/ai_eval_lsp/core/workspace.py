@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
 from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.refs import format_ref, parse_ref, version_key
 from ai_eval_lsp.core.text import LineIndex, split_lines
 from ai_eval_lsp.core.yamltree import Node
 
@@ -92,21 +93,6 @@ def has_modeline(head: str) -> bool:
     return False
 
 
-_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:-([0-9A-Za-z.-]+))?\Z")
-
-
-def version_key(version: str | None) -> tuple[int, int, int, int, tuple[tuple[int, int | str], ...]]:
-    """Orders versions as semver does: a prerelease comes before its release; junk sorts first."""
-    match = _VERSION.match(version or "")
-    if not match:
-        return (-1, -1, -1, -1, ())
-    major, minor, patch, pre = match.groups()
-    prerelease = tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in (pre.split(".") if pre else ())
-    )
-    return (int(major), int(minor), int(patch or 0), 0 if pre else 1, prerelease)
-
-
 @dataclass(frozen=True, slots=True)
 class CompositeRef:
     """A composite check's `rubric:` reference."""
@@ -170,6 +156,8 @@ class RubricSummary:
     composites: tuple[CompositeRef, ...]
     sources: tuple[tuple[str, str], ...] = ()
     """(check label, dot-path) of each `target_match` check: what it reads from a question."""
+    kinds: frozenset[str] = frozenset()
+    """The kinds its checks use: what a change to an executor re-runs."""
     lines: Mapping[int, str] = field(default_factory=dict)
     """The text of the lines its spans are on, so other files' features place them without
     reading this file again."""
@@ -178,7 +166,7 @@ class RubricSummary:
 
     @property
     def name(self) -> str:
-        return f"{self.id}@{self.version}" if self.version else str(self.id)
+        return format_ref(str(self.id), self.version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +193,7 @@ class CasesSummary:
 
     @property
     def rubric_id(self) -> str | None:
-        return self.rubric.partition("@")[0] if self.rubric else None
+        return parse_ref(self.rubric).id if self.rubric else None
 
 
 Summary = RubricSummary | CasesSummary
@@ -238,6 +226,7 @@ class CheckFacts:
     """What a rubric's summary takes from one check."""
 
     id: str | None
+    kind: str | None
     composite: CompositeRef | None
     source: tuple[str, str] | None
 
@@ -250,7 +239,12 @@ def check_facts(index: int, check: Node) -> CheckFacts:
         composite = CompositeRef(check_name(index, value), ref.value.value, ref.value.span)
     if value.get("kind") == "target_match" and isinstance(value.get("source"), str):
         source = (check_name(index, value), value["source"])
-    return CheckFacts(value["id"] if isinstance(value.get("id"), str) else None, composite, source)
+    return CheckFacts(
+        value["id"] if isinstance(value.get("id"), str) else None,
+        value["kind"] if isinstance(value.get("kind"), str) else None,
+        composite,
+        source,
+    )
 
 
 def summarize(
@@ -283,7 +277,10 @@ def rubric_summary(
     check_ids: list[str] = []
     composites: list[CompositeRef] = []
     sources: list[tuple[str, str]] = []
+    kinds: set[str] = set()
     for fact in facts:
+        if fact.kind is not None:
+            kinds.add(fact.kind)
         if fact.id is not None:
             check_ids.append(fact.id)
         if fact.composite is not None:
@@ -300,6 +297,7 @@ def rubric_summary(
         check_ids=tuple(check_ids),
         composites=tuple(composites),
         sources=tuple(sources),
+        kinds=frozenset(kinds),
         lines=_lines(text, [id_span, *(c.span for c in composites), *_unreadable_spans(unreadable)]),
         unreadable=unreadable,
     )
@@ -408,9 +406,9 @@ class RubricIndex:
 
     def resolve(self, ref: str) -> RubricSummary | None:
         """`id` means its highest version, `id@version` that version."""
-        rubric_id, _, version = ref.partition("@")
-        for summary in self.with_id(rubric_id):
-            if not version or summary.version == version:
+        wanted = parse_ref(ref)
+        for summary in self.with_id(wanted.id):
+            if wanted.version is None or summary.version == wanted.version:
                 return summary
         return None
 
@@ -493,3 +491,41 @@ class WorkspaceIndex:
 
     def summary(self, path: str) -> Summary | None:
         return self.rubrics.by_path.get(path) or self.cases.by_path.get(path)
+
+    def affected(self, paths: Iterable[str]) -> list[str]:
+        """The cases files a change to these files re-runs, by path: a cases file itself; for a
+        rubric, every cases file whose rubric is it or reaches it through composites."""
+        paths = list(paths)
+        cases = {path for path in paths if path in self.cases.by_path}
+        return sorted(cases | set(self._running_any(path for path in paths if path in self.rubrics.by_path)))
+
+    def using_kinds(self, kinds: Iterable[str]) -> list[str]:
+        """The cases files whose rubrics use one of these kinds, directly or through composites."""
+        wanted = set(kinds)
+        return sorted(self._running_any(s.path for s in self.rubrics.by_path.values() if s.kinds & wanted))
+
+    def _running_any(self, rubric_paths: Iterable[str]) -> Iterator[str]:
+        """The cases files whose rubric is one of these or reaches one through composites."""
+        reached = self._reaching(rubric_paths)
+        for cases in self.cases.by_path.values():
+            resolved = self.rubrics.resolve(cases.rubric) if cases.rubric else None
+            if resolved is not None and resolved.path in reached:
+                yield cases.path
+
+    def _reaching(self, rubric_paths: Iterable[str]) -> set[str]:
+        """These rubrics and every rubric whose composites reach one of them, at any depth (a
+        cycle is followed once), by path."""
+        callers: dict[str, list[str]] = {}
+        for summary in self.rubrics.by_path.values():
+            for composite in summary.composites:
+                called = self.rubrics.resolve(composite.ref)
+                if called is not None:
+                    callers.setdefault(called.path, []).append(summary.path)
+        pending = list(rubric_paths)
+        reached = set(pending)
+        while pending:
+            for caller in callers.get(pending.pop(), []):
+                if caller not in reached:
+                    reached.add(caller)
+                    pending.append(caller)
+        return reached

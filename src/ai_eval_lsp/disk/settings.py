@@ -18,6 +18,10 @@ class SettingsFileError(Exception):
 CLIENT_SETTINGS = frozenset({"interpreter", "trace", "trace.server"})
 """Keys of the `aiEval` section that only the VS Code client reads."""
 
+RESTRICTED = frozenset({"php_command", "php_run", "results_database"})
+"""What a workspace the editor does not trust may not set in its own files: how PHP starts,
+whether it runs, and where runs are written."""
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -38,6 +42,12 @@ class Settings:
     """How to start PHP 8.1+: `php`, or a wrapper such as `ddev exec php`."""
     php_run: bool = True
     """Whether PHP executors may run at all (off in a workspace the editor does not trust)."""
+    workspace_trusted: bool = True
+    """False from an editor whose workspace is not trusted (VS Code's Restricted Mode): then the
+    project's own settings files may not say how PHP starts, whether it runs, or where runs are
+    stored (`RESTRICTED`); the editor's values stand."""
+    run_on_save: str = field(default="off", metadata={"choices": ("off", "affected")})
+    """`affected`: a saved rubric or cases file runs the cases files it affects (SPEC section 3)."""
 
     @property
     def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -47,12 +57,14 @@ class Settings:
     def overlaid(self, editor: Settings) -> Settings:
         """These settings (a project's files') with the editor's on top, where the editor's
         differ from the defaults: an editor sends every key, defaulted, so only a value set
-        there can be told from one it merely defaults."""
+        there can be told from one it merely defaults. In a workspace the editor does not trust,
+        the files' `RESTRICTED` values are not read."""
         defaults = Settings()
         changed = {
             f.name: getattr(editor, f.name)
             for f in fields(self)
             if getattr(editor, f.name) != getattr(defaults, f.name)
+            or (not editor.workspace_trusted and f.name in RESTRICTED)
         }
         return replace(self, **changed)
 
@@ -177,6 +189,8 @@ def _convert(value: Any, setting: Field[Any]) -> Any:
         command = shlex.split(value) if isinstance(value, str) else value
         ok = isinstance(command, list) and command and all(isinstance(item, str) for item in command)
         return tuple(command) if ok else None
+    if "choices" in setting.metadata:
+        return value if value in setting.metadata["choices"] else None
     if isinstance(default, bool):
         return value if isinstance(value, bool) else None
     if isinstance(default, float):
@@ -192,6 +206,8 @@ def _describe(setting: Field[Any]) -> str:
     default = setting.default
     if setting.metadata.get("command"):
         return "a command, as a string or a list of strings"
+    if "choices" in setting.metadata:
+        return " or ".join(f"`{choice}`" for choice in setting.metadata["choices"])
     if isinstance(default, bool):
         return "true or false"
     if isinstance(default, float):

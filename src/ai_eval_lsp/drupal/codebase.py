@@ -273,21 +273,20 @@ def _discover(
     folder: Path, drupal_root: str | None, reads: _Reads, wanted_site: str | None
 ) -> Codebase | None:
     notices: list[str] = []
-    composer = _composer(folder, reads)
-    composer_roots = _composer_roots(folder, composer)
-    if drupal_root:
-        root = Path(os.path.normpath(folder / drupal_root))
-        named_drupal = True
-        if not reads.is_dir(root):
-            notices.append(
-                f"the setting `drupal.root` is `{drupal_root}`, but {root} is not a folder; "
-                "set it to the folder that holds `core/lib/Drupal.php`, relative to the workspace folder"
-            )
-    else:
-        candidates = dict.fromkeys([*composer_roots, folder, *(folder / name for name in WEB_ROOTS)])
-        marked = next((path for path in candidates if reads.is_file(path / "core/lib/Drupal.php")), None)
-        named_drupal = marked is not None or _requires_core(composer)
-        root = marked or next((path for path in composer_roots if reads.is_dir(path)), folder)
+    # `drupal.root` names the codebase: its Drupal root, or its composer project with the web
+    # root below it, found as in a project folder
+    base = Path(os.path.normpath(folder / drupal_root)) if drupal_root else folder
+    if drupal_root and not reads.is_dir(base):
+        notices.append(
+            f"the setting `drupal.root` is `{drupal_root}`, but {base} is not a folder; set it to the "
+            "folder that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
+        )
+    composer = _composer(base, reads)
+    composer_roots = _composer_roots(base, composer)
+    candidates = dict.fromkeys([*composer_roots, base, *(base / name for name in WEB_ROOTS)])
+    marked = next((path for path in candidates if reads.is_file(path / "core/lib/Drupal.php")), None)
+    named_drupal = bool(drupal_root) or marked is not None or _requires_core(composer)
+    root = marked or next((path for path in composer_roots if reads.is_dir(path)), base)
     sites = _sites(root, reads)
     site = _site(sites, wanted_site, notices)
     extensions = _extensions(root, site, reads)

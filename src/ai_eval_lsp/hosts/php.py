@@ -17,22 +17,20 @@ stuck worker is killed as a group, so a wrapper's children die with it. A PHP in
 is out of reach of that signal: there the worker's own CPU-time limit (`runTimeoutSeconds` + 1)
 ends a busy loop, and the closed pipe ends it when it next writes. POSIX only.
 
-**The wire.** JSON lines on the process's stdin and stdout. PHP writes each of its messages
-after a `\\x02` byte: whatever an executor writes to STDOUT itself (around PHP's output buffer) is
-logged and skipped. PHP to Python:
+**The wire.** The hosts' one dialect (`hosts.process`: JSON-RPC-shaped JSON lines, PHP's after a
+`\\x02` byte, so that whatever an executor writes to STDOUT itself is logged and skipped):
 
-- `{"php": "8.2.1", "id": 80201, "pid": 42}` first, from the loader (the version check);
-- `{"ready": true}` after the `init` request, or `{"ready": false, "error": ...}`;
-- `{"call": "chrf", "hypothesis": h, "references": [r...]}` and
-  `{"call": "resolve", "path": p, "question": q}`: a bridged service asks Python, which answers
-  `{"result": ...}` or `{"error": ...}` before PHP goes on;
-- the answer to request `id`: `{"id", "applies": bool}`, `{"id", "outcome": {checkId, kind,
-  score, passed, reason}}` or `{"id", "error": reason}`, plus `"output"` (what the executor
-  printed) and `"exited": true` when the executor ended the process (fatal error, `exit()`).
-
-Python to PHP: `{"op": "init", "psr4": {prefix: folder}, "composerAutoload": path|null,
-"timeLimit": s}` once, then `{"id", "op": "applies"|"execute", "class", "arguments", "check"
-[, "response", "context"]}`.
+- `{"method": "hello", "params": {"php": "8.2.1", "id": 80201, "pid": 42}}` first, from the
+  loader (the version check);
+- the request `init` (`{"psr4": {prefix: folder}, "composerAutoload": path|null, "timeLimit": s}`)
+  answered `{"ready": true}`, or an error when composer's autoloader fails;
+- the requests `applies` and `execute` (`{"class", "arguments", "check"[, "response",
+  "context"]}`), answered `{"applies": bool}` or `{"outcome": {checkId, kind, score, passed,
+  reason}}`, or an error `{"message"}`; either with `"output"` (what the executor printed), and an
+  error with `"exited": true` when the executor ended the process (fatal error, `exit()`);
+- PHP's own requests `chrf` (`{"hypothesis", "references"}`) and `resolve` (`{"path",
+  "question"}`) in the middle of a call: a bridged service asks Python, which answers before PHP
+  goes on.
 
 **Decisions where SPEC 4 is silent.**
 
@@ -73,7 +71,6 @@ import os
 import re
 import shlex
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
@@ -83,7 +80,16 @@ from typing import Any
 from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.evaluate import CheckSkipped
 from ai_eval_lsp.drupal.codebase import PhpExecutor
-from ai_eval_lsp.hosts.process import Exited, Garbled, Process, Timeout, kill_group
+from ai_eval_lsp.hosts.process import (
+    CallError,
+    Closed,
+    Exited,
+    Garbled,
+    Host,
+    Process,
+    Timeout,
+    Unsendable,
+)
 
 __all__ = [
     "BRIDGED_SERVICES",
@@ -176,7 +182,10 @@ def _loader() -> str:
     source = resources.files("ai_eval_lsp.hosts").joinpath("worker.php").read_text("utf-8")
     # Only the tag goes: eval()'d line numbers stay worker.php's.
     code = base64.b64encode(source.removeprefix("<?php").encode("utf-8")).decode("ascii")
-    hello = "sprintf(strtr('{QphpQ:Q%sQ,QidQ:%d,QpidQ:%d}', 'Q', chr(34)), PHP_VERSION, PHP_VERSION_ID, getmypid())"
+    hello = (
+        "sprintf(strtr('{QmethodQ:QhelloQ,QparamsQ:{QphpQ:Q%sQ,QidQ:%d,QpidQ:%d}}', 'Q', chr(34)), "
+        "PHP_VERSION, PHP_VERSION_ID, getmypid())"
+    )
     return (
         f"fwrite(STDOUT, chr(2) . {hello} . chr(10)); "
         f"if (PHP_VERSION_ID >= {MINIMUM_PHP}) {{ eval(base64_decode('{code}')); }}"
@@ -212,11 +221,9 @@ class PhpWorker:
         self._timeout = timeout
         self._start_timeout = start_timeout
         self._services = services or Services()
-        self._lock = threading.Lock()
-        self._process: Process | None = None
         self._unavailable: PhpUnavailable | None = None
         self._closed = False
-        self._request_id = 0
+        self._host = Host(self._start, serve=self._serve, allow_nan=False)
         self.php_version: str | None = None
 
     def __enter__(self) -> PhpWorker:
@@ -228,21 +235,18 @@ class PhpWorker:
     @property
     def pid(self) -> int | None:
         """The id of the process started from `command` (a wrapper's, when there is one)."""
-        process = self._process
-        return process.popen.pid if process else None
+        return self._host.pid
 
     @property
     def php_pid(self) -> int | None:
         """The id PHP reports for itself: a wrapper's child, or a process in a container."""
-        process = self._process
+        process = self._host.process
         return process.php_pid if process else None
 
     def version(self) -> str:
         """The version of the PHP the worker runs, starting it if need be; raises `PhpUnavailable`."""
-        with self._lock:
-            if self._process is None:
-                self._start()
-            return str(self.php_version)
+        self._host.started()
+        return str(self.php_version)
 
     def applies(self, class_name: str, arguments: Any, check: Mapping[str, Any]) -> bool:
         """Whether the executor claims the check.
@@ -250,9 +254,9 @@ class PhpWorker:
         Raises `NotRunnable` (skip) or `PhpCallFailed` (the cause, when PHP gave no answer).
         """
         where = f"`{class_name}::applies()`"
-        request = {"op": "applies", "class": class_name, "arguments": arguments, "check": check}
+        request = {"class": class_name, "arguments": arguments, "check": check}
         try:
-            answer = self._call(request, where)
+            answer = self._call("applies", request, where)
         except _CallFailed as failed:
             raise PhpCallFailed(str(failed)) from None
         if "error" in answer:
@@ -271,7 +275,6 @@ class PhpWorker:
         type, missing class) is a failed outcome with the cause. Raises `NotRunnable` (skip)."""
         where = f"`{class_name}::execute()`"
         request = {
-            "op": "execute",
             "class": class_name,
             "arguments": arguments,
             "check": check,
@@ -279,7 +282,7 @@ class PhpWorker:
             "context": context,
         }
         try:
-            answer = self._call(request, where)
+            answer = self._call("execute", request, where)
         except _CallFailed as failed:
             return CheckOutcome.of(check, False, str(failed))
         if "error" in answer:
@@ -289,86 +292,55 @@ class PhpWorker:
     def close(self) -> None:
         """Stops the process, if any; a call in progress on another thread fails at once."""
         self._closed = True
-        if not self._lock.acquire(blocking=False):
-            process = self._process
-            if process is not None:
-                kill_group(process.popen)
-            self._lock.acquire()
-        try:
-            if self._process is not None:
-                self._process.stop()
-                self._process = None
-        finally:
-            self._lock.release()
+        self._host.close()
 
-    def _call(self, request: dict[str, Any], where: str) -> dict[str, Any]:
-        """PHP's answer to one request. Raises `_CallFailed` when there is none."""
-        reason = unrunnable_reason(request["arguments"])
+    def _call(self, method: str, params: dict[str, Any], where: str) -> dict[str, Any]:
+        """PHP's answer to one request: its result, or `{"error": reason}`. Raises `_CallFailed`
+        when there is none."""
+        reason = unrunnable_reason(params["arguments"])
         if reason:
             raise NeedsDrupal(reason)
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("this PHP worker is closed")
-            process = self._process or self._start()
-            if self._closed:  # closed from another thread while PHP was starting
-                raise _CallFailed(f"the PHP worker was closed before {where} ran")
-            self._request_id += 1
-            request_id = request["id"] = self._request_id
-            try:
-                payload = json.dumps(request, allow_nan=False, separators=(",", ":")) + "\n"
-            except (TypeError, ValueError, RecursionError) as err:
-                raise _CallFailed(
-                    f"{where} cannot be called: its input cannot be sent as JSON ({err})"
-                ) from None
-            deadline = time.monotonic() + self._timeout
-            try:
-                process.send(payload.encode("ascii"), deadline)
-                while True:
-                    message = process.receive(deadline)
-                    if "call" in message:
-                        process.send(self._answer(message), deadline)
-                        continue
-                    if message.get("id") not in (request_id, None):
-                        raise Garbled(f"the answer to request {message.get('id')!r}, not to {request_id}")
-                    break
-            except Timeout:
-                self._discard()
-                raise _CallFailed(
-                    f"{where} did not finish within {self._timeout:g} s (runTimeoutSeconds); "
-                    "the PHP worker was stopped and the next check starts a new one"
-                ) from None
-            except Exited:
-                status = self._discard()
-                if self._closed:
-                    raise _CallFailed(f"the PHP worker was closed while {where} ran") from None
-                cause = process.cause()
-                raise _CallFailed(
-                    f"the PHP worker exited with status {status} while {where} ran"
-                    f"{': ' + cause if cause else ''}; the next check starts a new one"
-                ) from None
-            except Garbled as garbled:
-                self._discard()
-                raise _CallFailed(
-                    f"the PHP worker sent {garbled} while {where} ran; it was stopped and the next "
-                    "check starts a new one"
-                ) from None
-            if message.get("output"):
-                _LOG.info("%s printed (kept out of the protocol): %s", where, str(message["output"])[:2000])
-            if message.get("exited"):
-                self._process = None
-                process.stop()
-            return message
+        if self._closed:
+            raise RuntimeError("this PHP worker is closed")
+        try:
+            answer = self._host.call(method, params, self._timeout)
+        except CallError as error:
+            answer = {"error": str(error), "output": error.data.get("output")}
+            if error.data.get("exited"):  # the executor ended PHP: the next call starts a new one
+                self._host.discard()
+        except Closed:
+            raise _CallFailed(f"the PHP worker was closed while {where} ran") from None
+        except Unsendable as err:
+            raise _CallFailed(f"{where} cannot be called: its input cannot be sent as JSON ({err})") from None
+        except Timeout:
+            raise _CallFailed(
+                f"{where} did not finish within {self._timeout:g} s (runTimeoutSeconds); "
+                "the PHP worker was stopped and the next check starts a new one"
+            ) from None
+        except Exited as exited:
+            raise _CallFailed(
+                f"the PHP worker exited with status {exited.status} while {where} ran"
+                f"{': ' + exited.cause if exited.cause else ''}; the next check starts a new one"
+            ) from None
+        except Garbled as garbled:
+            raise _CallFailed(
+                f"the PHP worker sent {garbled} while {where} ran; it was stopped and the next "
+                "check starts a new one"
+            ) from None
+        if not isinstance(answer, dict):
+            raise _CallFailed(f"the PHP worker answered {where} with {answer!r}")
+        if answer.get("output"):
+            _LOG.info("%s printed (kept out of the protocol): %s", where, str(answer["output"])[:2000])
+        return answer
 
     def _start(self) -> Process:
         if self._unavailable is not None:
             raise self._unavailable
         try:
-            process = self._spawn()
+            return self._spawn()
         except PhpUnavailable as unavailable:
             self._unavailable = unavailable
             raise
-        self._process = process
-        return process
 
     def _spawn(self) -> Process:
         shown = shlex.join(self._command)
@@ -397,7 +369,10 @@ class PhpWorker:
         process = Process(popen)
         deadline = started + self._start_timeout
         try:
-            hello = process.receive(deadline)
+            greeting = process.receive(deadline)
+            hello = greeting.get("params") if greeting.get("method") == "hello" else None
+            if not isinstance(hello, dict):
+                raise Garbled(f"{greeting!r}, not a PHP version")
             version, version_id = str(hello.get("php")), hello.get("id")
             if not isinstance(version_id, int):
                 raise Garbled(f"{hello!r}, not a PHP version")
@@ -408,12 +383,12 @@ class PhpWorker:
                 )
             process.php_pid = hello.get("pid") if isinstance(hello.get("pid"), int) else None
             config = {
-                "op": "init",
                 "psr4": self._psr4,
                 "composerAutoload": self._composer_autoload,
                 "timeLimit": math.ceil(self._timeout) + 1,
             }
-            process.send((json.dumps(config) + "\n").encode("ascii"), deadline)
+            init = {"id": 0, "method": "init", "params": config}
+            process.send((json.dumps(init) + "\n").encode("ascii"), deadline)
             ready = process.receive(deadline)
         except Timeout:
             process.kill()
@@ -431,9 +406,11 @@ class PhpWorker:
             raise PhpUnavailable(
                 f"`{shown}` did not start a PHP worker: it sent {garbled} (set the `php.command` setting)"
             ) from None
-        if not ready.get("ready"):
+        if "error" in ready:
             process.stop()
-            raise PhpUnavailable(f"the PHP worker could not start: {ready.get('error')}")
+            error = ready["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            raise PhpUnavailable(f"the PHP worker could not start: {message}")
         self.php_version = version
         _LOG.info(
             "PHP worker started: `%s`, PHP %s, pid %s, in %.0f ms",
@@ -444,26 +421,14 @@ class PhpWorker:
         )
         return process
 
-    def _answer(self, message: Mapping[str, Any]) -> bytes:
+    def _serve(self, method: str, params: Any) -> Any:
         """Python's answer for a bridged service."""
-        try:
-            if message["call"] == "chrf":
-                references = message["references"]
-                hypothesis = message["hypothesis"]
-                result: Any = max((self._services.chrf(hypothesis, ref) for ref in references), default=0.0)
-            elif message["call"] == "resolve":
-                result = self._services.resolve(message["path"], message["question"])
-            else:
-                raise ValueError(f"no bridged service answers {message['call']!r}")
-            answer = {"result": result}
-        except Exception as err:  # reported to the executor, which fails its check
-            answer = {"error": f"{type(err).__name__}: {err}"}
-        return (json.dumps(answer) + "\n").encode("ascii")
-
-    def _discard(self) -> int:
-        """Kills the current process after a failed call; the next call starts a new one."""
-        process, self._process = self._process, None
-        return process.kill() if process else 0
+        if method == "chrf":
+            hypothesis, references = params["hypothesis"], params["references"]
+            return max((self._services.chrf(hypothesis, ref) for ref in references), default=0.0)
+        if method == "resolve":
+            return self._services.resolve(params["path"], params["question"])
+        raise ValueError(f"no bridged service answers {method!r}")
 
     def _relative(self, path: str | os.PathLike[str]) -> str:
         if not os.path.isabs(path):

@@ -11,10 +11,6 @@ diagnostics never run a check); only `execute()` goes to the child.
 from __future__ import annotations
 
 import inspect
-import json
-import sys
-import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -22,7 +18,18 @@ from typing import Any
 
 from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.schema import Origin
-from ai_eval_lsp.hosts.process import MARK, Exited, Garbled, Process, Timeout, child_protocol, start_child
+from ai_eval_lsp.hosts.process import (
+    CallError,
+    Exited,
+    Garbled,
+    Host,
+    Process,
+    Refused,
+    Timeout,
+    Unsendable,
+    serve_parent,
+    start_child,
+)
 
 START_SECONDS = 60.0
 """How long the child may take to start and import a plugin, apart from the check's own time."""
@@ -83,11 +90,13 @@ def _construct(cls: type, services: Services) -> Any:
 
 
 class PluginHost:
+    """The Python plugins' executors of one run, in one child process (`hosts.process.Host`)."""
+
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
-        self._lock = threading.Lock()
-        self._process: Process | None = None
+        self._host = Host(lambda: start_child("ai_eval_lsp.hosts.python"))
         self._loaded: set[tuple[str, str]] = set()
+        self._child: Process | None = None
 
     def __enter__(self) -> PluginHost:
         return self
@@ -97,82 +106,44 @@ class PluginHost:
 
     @property
     def pid(self) -> int | None:
-        return self._process.popen.pid if self._process is not None else None
+        return self._host.pid
 
     def execute(
         self, plugin: Plugin, name: str, check: Mapping[str, Any], response: str, context: Mapping[str, Any]
     ) -> CheckOutcome:
         """The plugin's outcome; a failure in the child (an exception, a wrong return type, an
         executor that does not finish in time) is a failed outcome with the cause."""
-        key = (plugin.origin.distribution or plugin.name, plugin.name)
-        with self._lock:
-            try:
-                if self._process is None or key not in self._loaded:
-                    # Starting Python and importing the plugin do not count against the check.
-                    answer = self._call({"op": "load", "plugin": key}, START_SECONDS)
-                    if "error" in answer:
-                        return CheckOutcome.of(check, False, f"{name} {answer['error']}")
-                    self._loaded.add(key)
-                request = {
-                    "op": "execute",
-                    "plugin": key,
-                    "check": check,
-                    "response": response,
-                    "context": context,
-                }
-                answer = self._call(request, self.timeout)
-            except _Unsendable as err:
-                return CheckOutcome.of(
-                    check, False, f"{name} cannot be given this check: it cannot be sent as JSON ({err})"
-                )
-            except Timeout:
-                self._stop()
-                return CheckOutcome.of(
-                    check, False, f"{name} did not finish within {self.timeout:g} s (runTimeoutSeconds)"
-                )
-            except (Exited, Garbled) as err:
-                cause = self._stop() or str(err) or "no output"
-                return CheckOutcome.of(check, False, f"{name} ended the process that ran it ({cause})")
-        if "error" in answer:
-            return CheckOutcome.of(check, False, f"{name} {answer['error']}")
-        outcome = answer.get("outcome")
+        key = [plugin.origin.distribution or plugin.name, plugin.name]
         try:
-            return (
-                CheckOutcome(**outcome)
-                if isinstance(outcome, dict)
-                else CheckOutcome.of(check, False, f"{name} sent no outcome")
+            if self._host.process is not self._child:  # a new child: nothing is loaded in it
+                self._loaded.clear()
+            if tuple(key) not in self._loaded:
+                # Starting Python and importing the plugin do not count against the check.
+                self._host.call("load", {"plugin": key}, START_SECONDS)
+                self._loaded.add(tuple(key))  # type: ignore[arg-type]
+                self._child = self._host.process
+            params = {"plugin": key, "check": check, "response": response, "context": context}
+            outcome = self._host.call("execute", params, self.timeout)
+        except CallError as error:
+            return CheckOutcome.of(check, False, f"{name} {error}")
+        except Unsendable as err:
+            return CheckOutcome.of(
+                check, False, f"{name} cannot be given this check: it cannot be sent as JSON ({err})"
             )
+        except Timeout:
+            return CheckOutcome.of(
+                check, False, f"{name} did not finish within {self.timeout:g} s (runTimeoutSeconds)"
+            )
+        except (Exited, Garbled) as err:
+            cause = (err.cause if isinstance(err, Exited) else str(err)) or "no output"
+            return CheckOutcome.of(check, False, f"{name} ended the process that ran it ({cause})")
+        try:
+            return CheckOutcome(**outcome)
         except TypeError:
             return CheckOutcome.of(check, False, f"{name} answered with a malformed outcome: {outcome!r}")
 
-    def _call(self, request: dict[str, Any], seconds: float) -> dict[str, Any]:
-        try:
-            payload = json.dumps(request).encode("utf-8") + b"\n"
-        except (TypeError, ValueError) as err:
-            raise _Unsendable(str(err)) from None
-        process = self._process = self._process or start_child("ai_eval_lsp.hosts.python")
-        deadline = time.monotonic() + seconds
-        process.send(payload, deadline)
-        return process.receive(deadline)
-
     def close(self) -> None:
-        with self._lock:
-            if self._process is not None:
-                self._process.stop()
-                self._process = None
-
-    def _stop(self) -> str:
-        """Kill the child after a failed call; returns the last lines it wrote (the cause)."""
-        process, self._process = self._process, None
-        self._loaded.clear()
-        if process is None:
-            return ""
-        process.kill()
-        return process.cause()
-
-
-class _Unsendable(Exception):
-    """A check or question that JSON cannot carry."""
+        self._host.close()
 
 
 class HostedExecutor:
@@ -195,48 +166,47 @@ class HostedExecutor:
 
 
 def main() -> None:
-    """Answer execute requests, one JSON line each, until stdin closes (or the server is gone)."""
-    protocol = child_protocol()
+    """Load and run plugins for the parent, until stdin closes (or the server is gone)."""
     services = Services()
     entries = {
         (ep.dist.name if ep.dist else ep.name, ep.name): ep for ep in entry_points(group=EXECUTOR_GROUP)
     }
     loaded: dict[tuple[str, str], Plugin | None] = {}
-    for line in sys.stdin.buffer:
-        request = json.loads(line)
-        distribution, name = request["plugin"]
+
+    def plugin(params: Mapping[str, Any]) -> Any:
+        distribution, name = params["plugin"]
         key = (distribution, name)
         if key not in loaded:
             entry = entries.get(key)
             loaded[key] = load(entry, services) if entry is not None else None
-        plugin = loaded[key]
-        answer: dict[str, Any] = {}
-        if plugin is None:
-            answer["error"] = "is no longer installed"
-        elif plugin.executor is None:
-            answer["error"] = plugin.problems[0]
-        elif request["op"] == "execute":
-            answer = _execute(plugin.executor, request)
-        protocol.write(MARK + json.dumps(answer).encode("utf-8") + b"\n")
+        found = loaded[key]
+        if found is None:
+            raise Refused("is no longer installed")
+        if found.executor is None:
+            raise Refused(found.problems[0])
+        return found.executor
+
+    def execute(params: Mapping[str, Any]) -> dict[str, Any]:
+        return _execute(plugin(params), params)
+
+    serve_parent({"load": lambda params: bool(plugin(params)), "execute": execute})
 
 
-def _execute(executor: Any, request: Mapping[str, Any]) -> dict[str, Any]:
+def _execute(executor: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     try:
-        outcome = executor.execute(request["check"], request["response"], request["context"])
+        outcome = executor.execute(params["check"], params["response"], params["context"])
     except BaseException as err:  # reported as the check's failure, never raised
         if isinstance(err, KeyboardInterrupt):
             raise
-        return {"error": f"raised {type(err).__name__}: {err}"}
+        raise Refused(f"raised {type(err).__name__}: {err}") from None
     if not isinstance(outcome, CheckOutcome):
-        return {"error": f"returned {type(outcome).__name__}, not a CheckOutcome"}
+        raise Refused(f"returned {type(outcome).__name__}, not a CheckOutcome")
     return {
-        "outcome": {
-            "check_id": outcome.check_id,
-            "kind": outcome.kind,
-            "score": outcome.score,
-            "passed": outcome.passed,
-            "reason": outcome.reason,
-        }
+        "check_id": outcome.check_id,
+        "kind": outcome.kind,
+        "score": outcome.score,
+        "passed": outcome.passed,
+        "reason": outcome.reason,
     }
 
 

@@ -36,7 +36,7 @@ namespace AiEvalLsp\Worker {
     catch (\JsonException $e) {
       $json = json_encode([
         'id' => $message['id'] ?? NULL,
-        'error' => 'the PHP worker could not encode its answer as JSON: ' . $e->getMessage(),
+        'error' => ['message' => 'the PHP worker could not encode its answer as JSON: ' . $e->getMessage()],
       ], $flags);
     }
     $line = MARK . $json . "\n";
@@ -70,16 +70,19 @@ namespace AiEvalLsp\Worker {
   }
 
   /**
-   * Asks the Python side to answer for a bridged service.
+   * Asks the Python side to answer for a bridged service: a request of its own
+   * in the middle of Python's, answered before PHP goes on.
    */
-  function askPython(string $service, array $request): mixed {
-    send($request);
+  function askPython(string $service, string $method, array $params): mixed {
+    static $asked = 0;
+    $id = 'php-' . ++$asked;
+    send(['id' => $id, 'method' => $method, 'params' => $params]);
     $answer = receive();
     if ($answer === NULL) {
       exit(0);
     }
     if (array_key_exists('error', $answer)) {
-      throw new \RuntimeException("the bridged service `@$service` failed: " . $answer['error']);
+      throw new \RuntimeException("the bridged service `@$service` failed: " . ($answer['error']['message'] ?? ''));
     }
     return $answer['result'] ?? NULL;
   }
@@ -121,7 +124,7 @@ namespace AiEvalLsp\Worker {
         }
       }
       $variants = is_string($references) ? [$references] : array_values($references);
-      return (float) askPython(CHRF, ['call' => 'chrf', 'hypothesis' => $hypothesis, 'references' => $variants]);
+      return (float) askPython(CHRF, 'chrf', ['hypothesis' => $hypothesis, 'references' => $variants]);
     }
 
     public function __call(string $name, array $arguments): never {
@@ -139,7 +142,7 @@ namespace AiEvalLsp\Worker {
      * The string, or list of strings, at a dot-path of the question; NULL otherwise.
      */
     public function resolve(string $path, array $question): string|array|null {
-      return askPython(RESOLVER, ['call' => 'resolve', 'path' => $path, 'question' => $question]);
+      return askPython(RESOLVER, 'resolve', ['path' => $path, 'question' => $question]);
     }
 
     public function __call(string $name, array $arguments): never {
@@ -461,11 +464,13 @@ namespace AiEvalLsp\Worker {
     /**
      * The answer to one request: `applies` or `execute` of one executor.
      */
-    public function handle(array $request): array {
+    public function handle(array $message): array {
+      $request = is_array($message['params'] ?? NULL) ? $message['params'] : [];
+      $request['method'] = $message['method'] ?? '';
       $class = (string) ($request['class'] ?? '');
-      $where = "`$class::" . ($request['op'] ?? '') . '()`';
+      $where = "`$class::" . $request['method'] . '()`';
       self::$bridgeFault = NULL;
-      $this->call = ['id' => $request['id'] ?? NULL, 'where' => $where];
+      $this->call = ['id' => $message['id'] ?? NULL, 'where' => $where];
       $level = ob_get_level();
       ob_start();
       if ($this->timeLimit > 0) {
@@ -479,11 +484,12 @@ namespace AiEvalLsp\Worker {
           pcntl_alarm($this->timeLimit);
         }
       }
+      $error = NULL;
       try {
-        $answer = $this->run($request, $class, $where);
+        $result = $this->run($request, $class, $where);
       }
       catch (Failure $failure) {
-        $answer = ['error' => $failure->getMessage()];
+        $error = $failure->getMessage();
       }
       finally {
         set_time_limit(0);
@@ -493,14 +499,13 @@ namespace AiEvalLsp\Worker {
         $output = collectOutput($level);
         $this->call = NULL;
       }
-      if (self::$bridgeFault !== NULL) {
-        $answer = ['error' => self::$bridgeFault];
-      }
-      $answer['id'] = $request['id'] ?? NULL;
+      $error = self::$bridgeFault ?? $error;
+      $answer = $error === NULL ? ['result' => $result] : ['error' => ['message' => $error]];
+      $answered = $error === NULL ? 'result' : 'error';
       if ($output !== '') {
-        $answer['output'] = $output;
+        $answer[$answered]['output'] = $output;
       }
-      return $answer;
+      return ['id' => $message['id'] ?? NULL] + $answer;
     }
 
     /**
@@ -517,9 +522,11 @@ namespace AiEvalLsp\Worker {
         : 'exit() or die()';
       send([
         'id' => $this->call['id'],
-        'error' => "{$this->call['where']} ended the PHP worker with $cause; the next check starts a new worker",
-        'exited' => TRUE,
-        'output' => $output,
+        'error' => [
+          'message' => "{$this->call['where']} ended the PHP worker with $cause; the next check starts a new worker",
+          'exited' => TRUE,
+          'output' => $output,
+        ],
       ]);
     }
 
@@ -529,7 +536,7 @@ namespace AiEvalLsp\Worker {
     private function run(array $request, string $class, string $where): array {
       $executor = $this->executor($class, $request['arguments'] ?? []);
       try {
-        if (($request['op'] ?? '') === 'applies') {
+        if ($request['method'] === 'applies') {
           // Truthy, as `if ($executor->applies($check))` reads it.
           return ['applies' => (bool) $executor->applies($request['check'])];
         }
@@ -713,29 +720,30 @@ namespace AiEvalLsp\Worker {
       // take the editor's machine with it.
       ini_set('memory_limit', '512M');
     }
-    $config = receive();
-    if ($config === NULL) {
+    $init = receive();
+    if ($init === NULL) {
       return;
     }
+    $config = is_array($init['params'] ?? NULL) ? $init['params'] : [];
     try {
       $worker = new Worker($config);
     }
     catch (Failure $failure) {
-      send(['ready' => FALSE, 'error' => $failure->getMessage()]);
+      send(['id' => $init['id'] ?? NULL, 'error' => ['message' => $failure->getMessage()]]);
       return;
     }
     catch (\Throwable $error) {
-      send(['ready' => FALSE, 'error' => "loading composer's autoloader `{$config['composerAutoload']}` threw " . describe($error)]);
+      send(['id' => $init['id'] ?? NULL, 'error' => ['message' => "loading composer's autoloader `{$config['composerAutoload']}` threw " . describe($error)]]);
       return;
     }
     register_shutdown_function([$worker, 'shutdown']);
-    send(['ready' => TRUE]);
+    send(['id' => $init['id'] ?? NULL, 'result' => ['ready' => TRUE]]);
     while (TRUE) {
       try {
         $request = receive();
       }
       catch (\JsonException $error) {
-        send(['id' => NULL, 'error' => 'the PHP worker could not read the request: ' . $error->getMessage()]);
+        send(['id' => NULL, 'error' => ['message' => 'the PHP worker could not read the request: ' . $error->getMessage()]]);
         continue;
       }
       if ($request === NULL) {
@@ -792,8 +800,9 @@ namespace Drupal\ai_eval {
           public function __construct(string $checkId, string $kind, float $score, bool $passed, string $reason) {
             $this->checkId = $checkId;
             $this->kind = $kind;
-            // The rubric scale.
-            $this->score = max(0.0, min(1.0, $score));
+            // The rubric scale. NAN is no score: the lowest, as in the Python API
+            // (PHP's min() and max() would make it 1.0).
+            $this->score = is_nan($score) ? 0.0 : max(0.0, min(1.0, $score));
             $this->passed = $passed;
             $this->reason = $reason;
           }

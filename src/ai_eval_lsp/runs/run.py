@@ -17,10 +17,12 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.api import CheckOutcome
-from ai_eval_lsp.core.compare import Diff, diff
+from ai_eval_lsp.core.compare import CaseRecord, Diff, diff
+from ai_eval_lsp.core.compare import cases_file as cases_file_of
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
+from ai_eval_lsp.core.refs import parse_ref
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
@@ -86,8 +88,12 @@ class RunResult:
     gate: dict[str, float] | None = None
     previous: Diff | None = None
     """This run against the target's run before it, when there is one."""
+    change: Diff | None = None
+    """This run against the same cases file's run before it, when there is one."""
     notices: list[str] = field(default_factory=list)
     subscribers: threading.Thread | None = None
+    cases_path: Path | None = None
+    """The cases file it ran (for a response run in the editor, the rubric)."""
 
     @property
     def gate_failures(self) -> list[str]:
@@ -346,7 +352,7 @@ def run(
         + [{"module": p.origin.module, "class": p.origin.name} for p in project.registry.php],
         "ai_eval_lsp": __version__,
     }
-    row = build_row(ref.partition("@")[0], results, gate, options.source, time.perf_counter() - clock, config)
+    row = build_row(parse_ref(ref).id, results, gate, options.source, time.perf_counter() - clock, config)
     records = [case.record() for case in results]
     try:
         stored = store.insert(row, started, records, cancellation.store)
@@ -356,11 +362,14 @@ def run(
         raise RunCancelled
     previous = store.previous(stored["target_id"], stored["id"])
     comparison = diff(previous, stored, store.cases(previous), records) if previous else None
+    change = _change(store, stored, comparison, project.relative(cases_path), records)
     skipped = [
         f"warning: {count} check{'s were' if count != 1 else ' was'} skipped: {reason}"
         for reason, count in cannot_run.items()
     ]
-    result = RunResult(stored, results, gate, comparison, [*skipped, *_regression(comparison)])
+    result = RunResult(
+        stored, results, gate, comparison, change, [*skipped, *_regression(comparison)], cases_path=cases_path
+    )
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result
@@ -376,6 +385,21 @@ def case_names(cases: Sequence[Any]) -> list[str]:
         names.append(f"{name} (cases[{number}])" if name in seen else name)
         seen.add(name)
     return names
+
+
+def _change(
+    store: ResultStore,
+    stored: dict[str, Any],
+    comparison: Diff | None,
+    cases_file: str,
+    records: list[CaseRecord],
+) -> Diff | None:
+    """The run against the same cases file's run before it: the target's run before, when that
+    one ran the same file (the common case, read once), else the store's."""
+    if comparison is not None and cases_file_of(comparison.base) == cases_file:
+        return comparison
+    before = store.previous_of_file(stored["target_id"], cases_file, stored["id"])
+    return diff(before, stored, store.cases(before), records) if before else None
 
 
 def _regression(comparison: Diff | None) -> list[str]:

@@ -245,6 +245,16 @@ class ResultStore:
         )
         return found[0] if found else None
 
+    def previous_of_file(self, target_id: str, cases_file: str, before_id: int) -> dict[str, Any] | None:
+        """The row stored for the same target and cases file (`config_json`'s `cases_file`) just
+        before `before_id`: another cases file of the same rubric has other cases."""
+        found = self._select(
+            "SELECT * FROM ai_eval_result WHERE target_id = ? AND id < ? "
+            "AND json_extract(config_json, '$.cases_file') = ? ORDER BY id DESC LIMIT 1",
+            (target_id, before_id, cases_file),
+        )
+        return found[0] if found else None
+
     def history(self, target_id: str, limit: int | None = None) -> list[dict[str, Any]]:
         """A target's rows, newest first."""
         return self._select(

@@ -6,22 +6,20 @@ A child is told the project (root and settings) and the run's rubrics already re
 reads nothing of the workspace and imports nothing from it. Every check stays bounded by
 `runTimeoutSeconds` inside the child; a cancelled run kills the children at once.
 
-Requests and answers are pickled (one base64 line each, in the JSON lines of `childproc`): JSON
-would join a YAML text's lone surrogates into one character, and a child must grade the very
-text the parent read. Both ends are this module, in one environment.
+Each child is a `hosts.process.Host`; the values of its requests and answers are pickled (base64,
+inside the hosts' JSON lines): JSON would join a YAML text's lone surrogates into one character,
+and a child must grade the very text the parent read. Both ends are this module, in one
+environment.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import math
 import os
 import pickle
-import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,13 +28,16 @@ from typing import Any
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric, RubricError
 from ai_eval_lsp.core.results import CaseResult
 from ai_eval_lsp.disk.settings import Settings
-from ai_eval_lsp.hosts.process import MARK, Garbled, Process, Timeout, child_protocol, start_child
+from ai_eval_lsp.hosts.process import Exited, Host, Refused, serve_parent, start_child
+from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.grading import evaluating, grade
 
 PARALLEL_FROM = 200
 """Cases per worker at least: starting one costs ~0.4 s, so a run of fewer than twice this many
 stays in its own process."""
 START_SECONDS = 60.0
 POLL_SECONDS = 0.1
+"""How often a run waiting for its workers looks whether it was cancelled."""
 MAX_WORKERS = 8
 
 Prepared = Mapping[str, Mapping[str, Any] | str | None]
@@ -85,40 +86,40 @@ def grade_in_workers(
     results: list[CaseResult | None] = [None] * len(cases)
     cannot_run: Counter[str] = Counter()
     lock = threading.Lock()
-    processes: list[Process] = []
-    start = ("start", (root, settings, prepared, ref))
+    hosts: list[Host] = []
+    start = (root, settings, prepared, ref)
 
     def work() -> None:
-        process: Process | None = None
+        host: Host | None = None
         while True:
             with lock:
                 if not chunks or cancelled():
                     break
                 chunk = chunks.pop(0)
             try:
-                if process is None:
-                    process = start_child("ai_eval_lsp.runs.workers")
+                if host is None:
+                    host = Host(lambda: start_child("ai_eval_lsp.runs.workers"))
                     with lock:
-                        processes.append(process)
-                    _call(process, start, START_SECONDS)
-                graded, skipped = _call(process, ("grade", [cases[i] for i in chunk]), math.inf)
+                        hosts.append(host)
+                    _call(host, "start", start, START_SECONDS)
+                graded, skipped = _call(host, "grade", [cases[i] for i in chunk], math.inf)
             except Exception as err:  # the chunk's cases say why; the run goes on
-                cause = (process.cause() if process else "") or str(err) or "no output"
+                cause = (err.cause if isinstance(err, Exited) else str(err)) or "no output"
                 graded = [
                     CaseResult(cases[i][0], None, f"the process grading this case ended ({cause})", None)
                     for i in chunk
                 ]
                 skipped = {}
-                if process is not None:
-                    process.kill()
-                process = None
+                if host is not None:
+                    host.discard()
+                host = None
             with lock:
                 for i, result in zip(chunk, graded, strict=True):
                     results[i] = result
                 cannot_run.update(skipped)
                 progress(sum(1 for r in results if r is not None))
-        if process is not None:
-            process.stop()
+        if host is not None:
+            host.close()
 
     threads = [threading.Thread(target=work, name=f"ai-eval case worker {n}") for n in range(workers)]
     for thread in threads:
@@ -133,8 +134,9 @@ def grade_in_workers(
         if cancelled():
             with lock:
                 chunks.clear()
-                for process in processes:
-                    process.kill()
+                running = list(hosts)
+            for host in running:
+                host.close()  # the call under way fails at once
         for thread in threads:
             thread.join()
     if cancelled():
@@ -143,56 +145,42 @@ def grade_in_workers(
     return [result for result in results if result is not None], cannot_run
 
 
-def _call(process: Process, request: tuple[str, Any], seconds: float) -> Any:
-    """One request and its answer; waits in short slices so a killed child is noticed."""
-    deadline = time.monotonic() + seconds
-    process.send(_line(request), time.monotonic() + START_SECONDS)
-    while True:
-        try:
-            message = process.receive(min(deadline, time.monotonic() + POLL_SECONDS))
-        except Timeout:
-            if time.monotonic() >= deadline:
-                raise
-            continue
-        if "error" in message:
-            raise Garbled(str(message["error"]))
-        return pickle.loads(base64.b64decode(message["pickled"]))
+def _call(host: Host, method: str, value: Any, seconds: float) -> Any:
+    """One request of the case-worker protocol, its value pickled both ways."""
+    answer = host.call(method, {"pickled": _pickled(value)}, seconds)
+    return pickle.loads(base64.b64decode(answer["pickled"]))
 
 
-def _line(value: Any) -> bytes:
-    return (
-        json.dumps({"pickled": base64.b64encode(pickle.dumps(value)).decode("ascii")}).encode("ascii") + b"\n"
-    )
+def _pickled(value: Any) -> str:
+    return base64.b64encode(pickle.dumps(value)).decode("ascii")
 
 
 # --- the child ------------------------------------------------------------------------------------
 
 
 def main() -> None:
-    """Set up from the first request, then grade each chunk asked for, until stdin closes."""
-    protocol = child_protocol()
-    from ai_eval_lsp.project.project import Project
-    from ai_eval_lsp.runs.grading import evaluating, grade
-
+    """Set up from the `start` request, then grade each chunk asked for, until stdin closes."""
     with contextlib.ExitStack() as stack:
-        evaluator: Evaluator | None = None
-        library = PreparedLibrary({})
-        ref = ""
-        for line in sys.stdin.buffer:
-            op, value = pickle.loads(base64.b64decode(json.loads(line)["pickled"]))
-            if op == "start":
-                root, settings, prepared, ref = value
-                library = PreparedLibrary(prepared)
-                evaluator = stack.enter_context(evaluating(Project.load(root, settings), library))
-                protocol.write(MARK + _line(True))
-            elif evaluator is None:
-                protocol.write(
-                    MARK + json.dumps({"error": "asked to grade before it was started"}).encode() + b"\n"
-                )
-            else:
-                graded = [grade(evaluator, library, ref, name, case) for name, case in value]
-                protocol.write(MARK + _line((graded, Counter(evaluator.cannot_run))))
-                evaluator.cannot_run.clear()
+        graded_by: list[tuple[Evaluator, PreparedLibrary, str]] = []
+
+        def begin(params: Mapping[str, str]) -> dict[str, str]:
+            root, settings, prepared, ref = pickle.loads(base64.b64decode(params["pickled"]))
+            library = PreparedLibrary(prepared)
+            evaluator = stack.enter_context(evaluating(Project.load(root, settings), library))
+            graded_by.append((evaluator, library, ref))
+            return {"pickled": _pickled(True)}
+
+        def grade_chunk(params: Mapping[str, str]) -> dict[str, str]:
+            if not graded_by:
+                raise Refused("asked to grade before it was started")
+            evaluator, library, ref = graded_by[-1]
+            chunk = pickle.loads(base64.b64decode(params["pickled"]))
+            graded = [grade(evaluator, library, ref, name, case) for name, case in chunk]
+            skipped = Counter(evaluator.cannot_run)
+            evaluator.cannot_run.clear()
+            return {"pickled": _pickled((graded, skipped))}
+
+        serve_parent({"start": begin, "grade": grade_chunk})
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ def create_server() -> AiEvalServer:
         hover,
         lenses,
         navigation,
+        onsave,
         workspace,
     )
 
@@ -29,6 +30,7 @@ def create_server() -> AiEvalServer:
         hover,
         completion,
         navigation,
+        onsave,
     ):
         feature.register(server)
     return server

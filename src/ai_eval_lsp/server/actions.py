@@ -10,7 +10,7 @@ from ai_eval_lsp.core.text import Encoding, units
 from ai_eval_lsp.core.workspace import check_name
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import OpenDocument, uri_of
+from ai_eval_lsp.server.session import uri_of
 
 
 def _replace(
@@ -26,7 +26,7 @@ def _replace(
 
 
 def quick_fixes(
-    document: OpenDocument, diagnostic: types.Diagnostic, encoding: Encoding
+    document: query.DocumentQuery, diagnostic: types.Diagnostic, encoding: Encoding
 ) -> list[types.CodeAction]:
     """The fix a diagnostic's `data` describes; none when it carries nothing to act on."""
     uri = document.uri
@@ -67,7 +67,7 @@ def quick_fixes(
     return []
 
 
-def run_actions(document: OpenDocument, line: int) -> list[types.CodeAction]:
+def run_actions(document: query.DocumentQuery, line: int) -> list[types.CodeAction]:
     uri = document.uri
     if document.role == "cases":
         return [_command_action("Run cases", names.RUN_CASES, {"uri": uri})]
@@ -95,12 +95,12 @@ def _command_action(title: str, command: str, argument: dict[str, Any]) -> types
     )
 
 
-def create_cases_action(document: OpenDocument) -> types.CodeAction | None:
+def create_cases_action(document: query.DocumentQuery) -> types.CodeAction | None:
     """ "Create cases file" where no cases file runs the rubric yet."""
     summary = query.own_summary(document)
-    if summary is None or summary.id is None or document.path is None or not document.folder.indexed.is_set():
+    if summary is None or summary.id is None or document.path is None or not document.indexed:
         return None
-    if query.cases_running(document.folder, summary):
+    if query.cases_running(document.index, summary):
         return None
     # The project's own extension: Drupal writes `.yml`.
     target = document.path.with_name(

@@ -1,10 +1,6 @@
-"""`workspace/executeCommand`: the runs of SPEC section 5, schema export and plugin reload.
-
-A run works on a worker thread over a snapshot of its folder (the project, the rubric index, the
-open documents' texts). It reports throttled `$/progress` and can be cancelled by the request
-(`$/cancelRequest`) or by its progress: a cancelled run stores nothing, sends nothing and is
-answered -32800. A finished run sends `aiEval/runComplete` with its row, exactly once.
-"""
+"""`workspace/executeCommand`: the runs of SPEC section 5 (each as `running.py` runs it), the
+history, diffs and what the clients show of them (`aiEval.render`), schema export and plugin
+reload."""
 
 from __future__ import annotations
 
@@ -14,20 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lsprotocol import types
-from pygls.exceptions import JsonRpcRequestCancelled
-
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
-from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
+from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.report import render_stored
 from ai_eval_lsp.runs.run import (
     Cancellation,
-    Reader,
-    RunCancelled,
     RunError,
     RunOptions,
-    RunResult,
     check_cases,
     check_response,
     run,
@@ -35,8 +26,15 @@ from ai_eval_lsp.runs.run import (
 )
 from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
-from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.running import (
+    cancellable,
+    reader_for,
+    rubrics_for,
+    run_answer,
+    run_in_folder,
+    verdicts_of,
+)
 from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, path_of, uri_of
 
@@ -59,7 +57,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
     path = path.resolve()
     while True:
-        document = await query.settled(server, str(uri))
+        document = await query.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
         folder = server.folders.home_of(path, server.settings)
@@ -74,23 +72,6 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
     except OSError as err:
         raise NotApplicable(f"{path}: cannot be read: {err.strerror}") from err
     return folder, path, analysis
-
-
-def _reader(server: AiEvalServer, folder: Folder) -> Reader:
-    """Files as the editor has them when the run starts: open documents' texts, else the disk."""
-    texts = {doc.path: doc.text for doc in server.session.documents_of(folder) if doc.path is not None}
-
-    def read(path: Path) -> bytes:
-        text = texts.get(path.resolve())
-        return text.encode("utf-8") if text is not None else path.read_bytes()
-
-    return read
-
-
-def _rubrics(folder: Folder) -> RubricIndex | None:
-    """What a run resolves rubrics against: the folder's index; for a document outside every
-    workspace folder, None: the run walks its project root then, as `ai-eval-lsp run` does."""
-    return folder.index.rubrics if folder.walked else None
 
 
 def _check_index(rubric: LoadedRubric, argument: dict[str, Any]) -> int:
@@ -110,94 +91,10 @@ def _running(folder: Folder, analysis: Analysis) -> list[Path]:
     summary = analysis.summary
     if not isinstance(summary, RubricSummary):
         return []
-    return [folder.root / cases.path for cases in query.cases_running(folder, summary)]
-
-
-def _verdicts(result: RunResult) -> dict[str, Any]:
-    return {case.case_id: case.verdict.to_json() if case.verdict else None for case in result.cases}
-
-
-def _run_json(result: RunResult) -> dict[str, Any]:
-    """A run of a cases file as the commands answer it: SPEC's `{row, verdicts}`, plus why each
-    errored case has no verdict and each case's `expect`, so a client can show failures in place."""
-    return {
-        "row": result.row,
-        "verdicts": _verdicts(result),
-        "errors": {case.case_id: case.error for case in result.cases if case.error},
-        "expected": {case.case_id: case.expect for case in result.cases if case.expect},
-    }
+    return [folder.root / cases.path for cases in query.cases_running(folder.index, summary)]
 
 
 T = TypeVar("T")
-
-
-async def _cancellable(server: AiEvalServer, cancellation: Cancellation, work: Callable[[], T]) -> T:
-    """Work on a worker thread that the request (`$/cancelRequest`, or shutdown) may cancel, as
-    may whoever else holds the cancellation (a run's progress). A cancel the work can no longer
-    honour (a run whose row is stored) is refused: the request is then answered with its result."""
-    request = server.protocol.msg_id
-    if request is not None:
-        server.cancellations[request] = cancellation
-    future = asyncio.get_running_loop().run_in_executor(None, work)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        if not cancellation.cancel():
-            return await future
-        raise
-    except RunCancelled:
-        raise JsonRpcRequestCancelled("cancelled; nothing was stored") from None
-    finally:
-        if request is not None:
-            server.cancellations.pop(request, None)
-
-
-async def _run(
-    server: AiEvalServer,
-    folder: Folder,
-    title: str,
-    token: types.ProgressToken | None,
-    work: Callable[[RunOptions], RunResult],
-) -> RunResult:
-    """One run: progress, cancellation, then the notification, the log and a summary."""
-    # The rubrics a run resolves are every file's, and an open one's as the editor has it now.
-    if not await query.whole_folder(server, folder):
-        raise NotApplicable(f"the workspace folder {folder.root} was closed; nothing was run")
-    cancellation = Cancellation()
-    progress = Progress(server, title, token, on_cancel=cancellation.cancel)
-    await progress.begin()
-    options = RunOptions(
-        source="editor",
-        progress=lambda done, total: progress.report(done, total, "cases"),
-        cancellation=cancellation,
-        read=_reader(server, folder),
-        index=_rubrics(folder),
-    )
-    try:
-        result = await _cancellable(server, cancellation, lambda: work(options))
-    except (asyncio.CancelledError, JsonRpcRequestCancelled):
-        progress.end("cancelled")
-        server.log(f"{title}: cancelled; nothing was stored")
-        raise
-    except (RunError, RubricError) as err:
-        progress.end("failed")
-        raise NotApplicable(str(err)) from err
-    except BaseException:
-        progress.end("failed")
-        raise
-    row = result.row
-    summary = (
-        f"{row['target_id']}: pass rate {row['pass_rate']:.2f}, average {row['avg_score']:.2f}/5, "
-        f"gate {'passed' if row['passed_gate'] else 'failed'}, {row['error_count']} errors in {row['question_count']} cases"
-    )
-    progress.end(summary)
-    server.protocol.notify(names.RUN_COMPLETE, row)
-    server.refresh_lenses()
-    server.log(f"{title}: {summary}\n" + "\n".join(result.notices))
-    if not server.client_shows_runs():
-        kind = types.MessageType.Info if result.ok else types.MessageType.Warning
-        server.window_show_message(types.ShowMessageParams(kind, " ".join([summary, *result.notices])))
-    return result
 
 
 async def _reading(read: Callable[[], T]) -> T:
@@ -228,8 +125,10 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`caseIds` must be a list of case ids, not {case_ids!r}")
         token = argument.get("workDoneToken")
         title = f"Run cases {path.name}" + (f" ({len(case_ids)} of them)" if case_ids is not None else "")
-        result = await _run(ls, folder, title, token, lambda o: run_cases(project, path, o, case_ids))
-        return _run_json(result)
+        result = await run_in_folder(
+            ls, folder, title, token, lambda o: run_cases(project, path, o, case_ids)
+        )
+        return run_answer(result)
 
     @server.command(names.HISTORY)
     async def history(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
@@ -239,7 +138,7 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
         if limit is not None and not isinstance(limit, int):
             raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
-        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
         return {"rows": await _reading(lambda: store.history(target, limit))}
 
     @server.command(names.DIFF)
@@ -250,8 +149,27 @@ def register(server: AiEvalServer) -> None:
             raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
         if target is not None and not isinstance(target, str):
             raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
-        store = query.results_of(await query.folder_of_target(ls, target, argument.get("uri")))
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
         return await _reading(lambda: store.diff(base, head, target).to_json())
+
+    @server.command(names.RENDER)
+    async def render(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+        argument = _argument(list(arguments))
+        what, form, target = argument.get("what"), argument.get("format", "text"), argument.get("target")
+        base, head = argument.get("base"), argument.get("head")
+        if not all(value is None or isinstance(value, int) for value in (base, head)):
+            raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
+        if target is not None and not isinstance(target, str):
+            raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
+        store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
+
+        def read() -> str:
+            try:
+                return render_stored(store, str(what), str(form), target, base, head)
+            except ValueError as err:
+                raise NotApplicable(str(err)) from err
+
+        return {"text": await _reading(read)}
 
     @server.command(names.RUN_RUBRIC)
     async def run_rubric(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
@@ -265,24 +183,24 @@ def register(server: AiEvalServer) -> None:
                 "response": argument["response"],
                 "question": argument.get("question") or {},
             }
-            result = await _run(
+            result = await run_in_folder(
                 ls,
                 folder,
                 f"Run rubric {rubric.id}",
                 argument.get("workDoneToken"),
                 lambda o: run(project, rubric.name, [case], None, path, o),
             )
-            return {"verdict": _verdicts(result)["response"], "row": result.row}
+            return {"verdict": verdicts_of(result)["response"], "row": result.row}
         runs = []
         for cases_path in _running(folder, analysis):
-            result = await _run(
+            result = await run_in_folder(
                 ls,
                 folder,
                 f"Run rubric {rubric.id} on {cases_path.name}",
                 None,
                 lambda o, cases_path=cases_path: run_cases(project, cases_path, o),  # type: ignore[misc]
             )
-            runs.append({"casesUri": uri_of(cases_path), **_run_json(result)})
+            runs.append({"casesUri": uri_of(cases_path), **run_answer(result)})
         return {"runs": runs}
 
     @server.command(names.RUN_CHECK)
@@ -293,20 +211,22 @@ def register(server: AiEvalServer) -> None:
         index = _check_index(rubric, argument)
         project = _project(folder)
         cancellation = Cancellation()
-        options = RunOptions(cancellation=cancellation, read=_reader(ls, folder), index=_rubrics(folder))
+        options = RunOptions(
+            cancellation=cancellation, read=reader_for(ls, folder), index=rubrics_for(folder)
+        )
         try:
             if "response" in argument:
                 response, question = str(argument["response"]), argument.get("question") or {}
                 if not isinstance(question, dict):
                     raise NotApplicable("`question` must be a mapping")
-                outcome = await _cancellable(
+                outcome = await cancellable(
                     ls,
                     cancellation,
                     lambda: check_response(project, rubric, index, response, question, options),
                 )
                 return {"outcome": outcome_json(outcome) if outcome else None}
             paths = _running(folder, analysis)
-            found = await _cancellable(
+            found = await cancellable(
                 ls, cancellation, lambda: check_cases(project, rubric, index, paths, options)
             )
         except (RunError, RubricError) as err:

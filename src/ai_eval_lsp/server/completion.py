@@ -13,7 +13,6 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.query import in_check
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import OpenDocument
 
 
 def kind_items(project: Project) -> list[types.CompletionItem]:
@@ -66,7 +65,9 @@ def new_check_items(project: Project, indent: int, snippets: bool) -> list[types
     return items
 
 
-def key_items(project: Project, document: OpenDocument, context: Context) -> list[types.CompletionItem]:
+def key_items(
+    project: Project, document: query.DocumentQuery, context: Context
+) -> list[types.CompletionItem]:
     rules = project.rules
     validator = rules.cases_validator if document.role == "cases" else rules.validator
     path = context.path
@@ -108,13 +109,15 @@ def key_items(project: Project, document: OpenDocument, context: Context) -> lis
     return items
 
 
-def value_items(project: Project, document: OpenDocument, context: Context) -> list[types.CompletionItem]:
+def value_items(
+    project: Project, document: query.DocumentQuery, context: Context
+) -> list[types.CompletionItem]:
     path = context.path
     if path[-1] == "kind" and in_check(path):
         return kind_items(project)
     if path[-1] == "rubric":
         items = []
-        for summary in document.folder.index.rubrics.by_path.values():
+        for summary in document.index.rubrics.by_path.values():
             if summary.id:
                 items.append(
                     types.CompletionItem(
@@ -126,7 +129,7 @@ def value_items(project: Project, document: OpenDocument, context: Context) -> l
                 if summary.version:
                     items.append(
                         types.CompletionItem(
-                            f"{summary.id}@{summary.version}",
+                            summary.name,
                             kind=types.CompletionItemKind.Reference,
                             detail=summary.path,
                         )
@@ -151,7 +154,7 @@ def register(server: AiEvalServer) -> None:
     async def completion(ls: AiEvalServer, params: types.CompletionParams) -> types.CompletionList | None:
         # The text as typed, with the last analysis (a moment old while typing): completion
         # waits for a check only of a document that has none yet.
-        document = ls.session.documents.get(params.text_document.uri)
+        document = query.now(ls, params.text_document.uri)
         if document is not None and document.analysis is None:
             document = await query.current(ls, params.text_document.uri)
         if document is None or document.role is None:

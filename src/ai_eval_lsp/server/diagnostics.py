@@ -19,12 +19,10 @@ def register(server: AiEvalServer) -> None:
     async def pull(
         ls: AiEvalServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
-        document = await query.current(ls, params.text_document.uri)
+        document = await query.current_document(ls, params.text_document.uri)
         if document is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         items = query.diagnostics(ls, document)
-        if items != document.published:
-            document.published, document.result_id = items, document.result_id + 1
-        elif params.previous_result_id == str(document.result_id):
+        if not ls.session.sent(document, items) and params.previous_result_id == str(document.result_id):
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=str(document.result_id))
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=str(document.result_id))

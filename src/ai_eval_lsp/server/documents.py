@@ -44,10 +44,6 @@ def register(server: AiEvalServer) -> None:
             ls.folders.announce(document, force=was is not None)
         ls.scheduler.edited(document.uri, DEBOUNCE_SECONDS)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
-
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: AiEvalServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri

@@ -58,12 +58,12 @@ class Folders:
         if path is None:
             return None
         workspace = WorkspaceFolder(path.resolve(), uri, settings)
-        self.session.workspace[uri] = workspace
+        self.session.open_workspace_folder(workspace)
         self.relayout()
         return workspace
 
     def remove(self, uri: str) -> None:
-        if self.session.workspace.pop(uri, None) is not None:
+        if self.session.close_workspace_folder(uri):
             self.relayout()
 
     def relayout(self) -> None:
@@ -74,15 +74,15 @@ class Folders:
         dropped, are walked again."""
         before = set(self.session.folders)
         rewalk: set[Folder] = set()
+        workspace_roots = {self._root_key(w) for w in self.session.workspace.values()}
         for folder in list(self.session.folders.values()):
             if not folder.walked:
                 continue
             bases = self._bases(folder.root)
-            discovered = folder.uri not in {self._root_key(w) for w in self.session.workspace.values()}
+            discovered = folder.uri not in workspace_roots
             if not bases or (discovered and not is_project_root(folder.root)):
                 self._drop(folder)
-            elif bases != folder.bases:
-                folder.bases = bases
+            elif self.session.set_bases(folder, bases):
                 rewalk.add(folder)
         for workspace in self.session.workspace.values():
             root = project_root(workspace.root, fallback=workspace.root)
@@ -112,10 +112,7 @@ class Folders:
         return tuple(sorted(folder for folder in folders if folder.is_relative_to(root)))
 
     def _drop(self, folder: Folder) -> None:
-        del self.session.folders[folder.uri]
-        folder.generation += 1  # work under way for it is no longer committed
-        folder.ready.set()  # what waits for it goes on, and finds its documents moved
-        folder.indexed.set()
+        self.session.drop_folder(folder)
         reload = self.reloads.pop(folder, None)
         if reload is not None:
             reload.cancel()
@@ -133,7 +130,7 @@ class Folders:
                 scope=workspace.uri,
                 rubrics_folder=rubrics_folder,
             )
-            self.session.folders[key] = folder
+            self.session.add_folder(folder)
             if workspace.configured:  # else its workspace folder's settings load it once asked for
                 self.server.spawn(self.load(folder))
         return folder
@@ -147,7 +144,7 @@ class Folders:
         if folder is None:
             rubrics_folder = root is not None and root.rubrics_folder
             folder = Folder(folder_root, key, settings=settings, rubrics_folder=rubrics_folder)
-            self.session.folders[key] = folder
+            self.session.add_folder(folder)
             self.server.spawn(self.load(folder))
         return folder
 
@@ -182,9 +179,7 @@ class Folders:
             )
             if not self.session.holds(folder):
                 return  # removed meanwhile
-            folder.project = project
-            folder.generation += 1
-            folder.ready.set()
+            self.session.set_project(folder, project)
         self.tell(folder, project)
         documents = self.session.documents_of(folder)
         for document in documents:
@@ -192,7 +187,7 @@ class Folders:
                 self.announce(document, force=True)
         self.server.scheduler.restart([document.uri for document in documents])
         if not folder.walked:
-            folder.indexed.set()  # nothing to walk: its index is its open documents
+            self.session.mark_indexed(folder)  # nothing to walk: its index is its open documents
         elif walk or not folder.indexed.is_set():
             # Open documents first: the walk would hold the interpreter while they are checked.
             checks = [asyncio.ensure_future(self.server.scheduler.current(doc.uri)) for doc in documents]
@@ -253,8 +248,7 @@ class Folders:
                 workspace = self.session.workspace_folder_of(root)
                 if workspace is not None:
                     self._project_folder(root, False, workspace)
-            folder.indexed.set()
-            waiting, folder.changed = folder.changed, []
+            waiting = self.session.mark_indexed(folder)
         self.server.publish(self.session.documents_of(folder))
         if waiting:
             await self.files_changed(waiting)  # what changed on disk while it was walked

@@ -9,18 +9,17 @@ from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import OpenDocument
 
 
-def hover_text(document: OpenDocument, at: At) -> str | None:
+def hover_text(document: query.DocumentQuery, at: At) -> str | None:
     project = query.project_of(document)
     name = at.path[-1] if at.path else None
     if not at.on_key and name == "kind" and isinstance(at.node.value, str):
         return query.kind_text(project, at.node.value)
     if not at.on_key and name == "rubric" and isinstance(at.node.value, str):
-        target = document.folder.index.rubrics.resolve(at.node.value)
+        target = document.index.rubrics.resolve(at.node.value)
         if target is None:
-            reason = missing_rubric(at.node.value, document.folder.index.rubrics)
+            reason = missing_rubric(at.node.value, document.index.rubrics)
             return f"{reason[0].upper()}{reason[1:]}."
         checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
         return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."

@@ -11,7 +11,6 @@ from lsprotocol import types
 from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import OpenDocument
 
 
 def last_run_title(row: Mapping[str, Any], runs: int) -> str:
@@ -24,7 +23,7 @@ def last_run_title(row: Mapping[str, Any], runs: int) -> str:
 
 
 def code_lenses(
-    document: OpenDocument, last_run: tuple[Mapping[str, Any] | None, int]
+    document: query.DocumentQuery, last_run: tuple[Mapping[str, Any] | None, int]
 ) -> list[types.CodeLens]:
     top = types.Range(types.Position(0, 0), types.Position(0, 0))
     uri = document.uri
@@ -54,8 +53,8 @@ def register(server: AiEvalServer) -> None:
             return []
         summary = query.own_summary(document)
         last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
-        if summary is not None and summary.id is not None and document.folder.project is not None:
-            store, target = query.results_of(document.folder), summary.id
+        if summary is not None and summary.id is not None and document.project is not None:
+            store, target = query.results_of(document.project), summary.id
             try:
                 last_run = await asyncio.to_thread(lambda: store.last_run(target))
             except StoreError as err:

@@ -8,11 +8,13 @@ RUN_RUBRIC = "aiEval.runRubric"
 RUN_CASES = "aiEval.runCases"
 HISTORY = "aiEval.history"
 DIFF = "aiEval.diff"
+RENDER = "aiEval.render"
 EXPORT_SCHEMA = "aiEval.exportSchema"
 RELOAD_PLUGINS = "aiEval.reloadPlugins"
 
 RUN_COMPLETE = "aiEval/runComplete"
-"""Server to client: the result row, once after every finished run."""
+"""Server to client, once after every finished run: the result row, plus `trigger` ("command" or
+"save"), `summary` (the line to show) and, after an earlier run of the same cases file, `change`."""
 
 DOCUMENT_ROLE = "aiEval/documentRole"
 """Server to client, for every document opened and whenever its role changes:

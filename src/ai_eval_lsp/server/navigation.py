@@ -8,14 +8,14 @@ import asyncio
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.refs import format_ref, parse_ref
 from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary, case_name
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import OpenDocument
 
 
-def document_symbols(server: AiEvalServer, document: OpenDocument) -> list[types.DocumentSymbol]:
+def document_symbols(server: AiEvalServer, document: query.DocumentQuery) -> list[types.DocumentSymbol]:
     """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
     editor's test explorer lists)."""
     summary = document.analysis.summary if document.analysis else None
@@ -65,7 +65,7 @@ def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInf
         index = folder.index
         for rubric in index.rubrics.by_path.values():
             if rubric.id is not None and rubric.id_span is not None and wanted in rubric.id.casefold():
-                place = query.location(server, folder, rubric.path, rubric.id_span)
+                place = query.location(server, folder.root, index, rubric.path, rubric.id_span)
                 found.append(
                     types.SymbolInformation(
                         location=place,
@@ -77,7 +77,7 @@ def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInf
         for cases in index.cases.by_path.values():
             found += [
                 types.SymbolInformation(
-                    location=query.location(server, folder, cases.path, case.head),
+                    location=query.location(server, folder.root, index, cases.path, case.head),
                     name=case.label,
                     kind=types.SymbolKind.Event,
                     container_name=cases.path,
@@ -90,7 +90,7 @@ def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInf
 
 async def _rubric_across_folder(
     server: AiEvalServer, uri: str, position: types.Position
-) -> tuple[OpenDocument, RubricSummary] | None:
+) -> tuple[query.DocumentQuery, RubricSummary] | None:
     """The rubric named at a position, once its whole folder is as the editor has it now: a
     rename must reach every file that names it, where it is now."""
     document = await query.settled(server, uri)
@@ -107,9 +107,8 @@ def register(server: AiEvalServer) -> None:
         if document is None:
             return None
         target, path = query.rubric_named_at(ls, document, params.position)
-        folder = document.folder
         if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
-            return query.location(ls, folder, target.path, target.id_span)
+            return query.location(ls, document.root, document.index, target.path, target.id_span)
         root = document.analysis.root if document.analysis else None
         if len(path) == 3 and path[:2] == ("scoring", "weights") and root is not None:
             checks = root.at(("checks",))
@@ -125,10 +124,10 @@ def register(server: AiEvalServer) -> None:
         if named is None:
             return []
         document, target = named
-        found = query.mentions(document.folder, target)
+        found = query.mentions(document.index, target)
         if not params.context.include_declaration:
             found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
-        return [query.location(ls, document.folder, m.path, m.span) for m in found]
+        return [query.location(ls, document.root, document.index, m.path, m.span) for m in found]
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
@@ -137,11 +136,11 @@ def register(server: AiEvalServer) -> None:
             return None
         document, target = named
         changes: dict[str, list[types.TextEdit]] = {}
-        for mention in query.mentions(document.folder, target):
-            location = query.location(ls, document.folder, mention.path, mention.span)
-            _, at, version = mention.text.partition("@")
+        for mention in query.mentions(document.index, target):
+            location = query.location(ls, document.root, document.index, mention.path, mention.span)
+            pinned = parse_ref(mention.text).version
             changes.setdefault(location.uri, []).append(
-                types.TextEdit(location.range, params.new_name + at + version)
+                types.TextEdit(location.range, format_ref(params.new_name, pinned))
             )
         return types.WorkspaceEdit(changes=changes)
 

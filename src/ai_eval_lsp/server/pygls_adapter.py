@@ -8,7 +8,7 @@ named beside it; nothing else in the server touches a private pygls name (a test
   (guard: `tests/e2e/test_editing.py`, the U+2028 edits).
 - pygls files the future of every notification under a fresh id and never lets it go (about
   2 MB per 1,000 edits); a finished handler's future is let go here (`_request_futures`,
-  `_execute_handler`; guard: `tests/test_server_memory.py`).
+  `_execute_handler`; guard: `tests/server/test_server_memory.py`).
 - `shutdown` cancels the pending futures while iterating over the table their callbacks shrink;
   here it iterates over a copy (guard: every e2e test's shutdown with a run under way,
   `tests/e2e/test_editing.py::test_cancelling_a_run_request_stores_and_sends_nothing`).

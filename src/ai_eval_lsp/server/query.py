@@ -18,8 +18,8 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.text import units
-from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary
+from ai_eval_lsp.core.text import LineIndex, units
+from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
@@ -38,12 +38,69 @@ class NotApplicable(JsonRpcInvalidParams):
     """The request names nothing this server can act on: answered -32602 with the reason."""
 
 
-async def current(server: AiEvalServer, uri: str) -> OpenDocument | None:
+@dataclass(frozen=True, slots=True)
+class DocumentQuery:
+    """An open document as one request sees it, taken in one place (`query_of`) when the request
+    starts: its text, lines and analysis, and its project folder's index and project at that
+    moment. A request that awaits (a store read, the folder's walk) still builds its answer from
+    what it was asked about: nothing here changes under it."""
+
+    uri: str
+    path: Path | None
+    relative: str
+    role: Role | None
+    version: int
+    lines: LineIndex
+    analysis: Analysis | None
+    root: Path
+    index: WorkspaceIndex
+    indexed: bool
+    """Whether the folder's walk was done (or it has none): until then `index` holds the open
+    documents only."""
+    project: Project | None
+
+    @property
+    def text(self) -> str:
+        text: str = self.lines.text
+        return text
+
+
+def query_of(document: OpenDocument) -> DocumentQuery:
+    folder = document.folder
+    return DocumentQuery(
+        document.uri,
+        document.path,
+        document.relative,
+        document.role,
+        document.version,
+        document.lines,
+        document.analysis,
+        folder.root,
+        folder.index,
+        folder.indexed.is_set(),
+        folder.project,
+    )
+
+
+async def current_document(server: AiEvalServer, uri: str) -> OpenDocument | None:
     """An open rubric or cases file with the analysis of its text as it is now; None otherwise."""
     document = await server.scheduler.current(uri)
     if document is None or document.role is None or document.analysis is None:
         return None
     return document
+
+
+async def current(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+    """`current_document`, as the request's snapshot."""
+    document = await current_document(server, uri)
+    return query_of(document) if document is not None else None
+
+
+def now(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+    """An open document as it is now, with whatever analysis it last had (completion's view: it
+    never waits for a check)."""
+    document = server.session.documents.get(uri)
+    return query_of(document) if document is not None else None
 
 
 async def whole_folder(server: AiEvalServer, folder: Folder) -> bool:
@@ -56,17 +113,23 @@ async def whole_folder(server: AiEvalServer, folder: Folder) -> bool:
     return server.session.holds(folder)
 
 
-async def settled(server: AiEvalServer, uri: str) -> OpenDocument | None:
-    """`current`, once the document's whole folder is too (`whole_folder`); a document whose folder
-    is removed meanwhile is settled in the folder it moved to."""
-    while (document := await current(server, uri)) is not None:
+async def settled_document(server: AiEvalServer, uri: str) -> OpenDocument | None:
+    """`current_document`, once the document's whole folder is too (`whole_folder`); a document
+    whose folder is removed meanwhile is settled in the folder it moved to."""
+    while (document := await current_document(server, uri)) is not None:
         if await whole_folder(server, document.folder) and server.session.documents.get(uri) is document:
             return document
     return None
 
 
-def project_of(document: OpenDocument) -> Project:
-    project = document.folder.project
+async def settled(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+    """`settled_document`, as the request's snapshot."""
+    document = await settled_document(server, uri)
+    return query_of(document) if document is not None else None
+
+
+def project_of(document: DocumentQuery) -> Project:
+    project = document.project
     assert project is not None, "a document is analysed only once its project is loaded"
     return project
 
@@ -74,7 +137,7 @@ def project_of(document: OpenDocument) -> Project:
 # --- positions -----------------------------------------------------------------------------------
 
 
-def to_range(server: AiEvalServer, document: OpenDocument, span: Span) -> types.Range:
+def to_range(server: AiEvalServer, document: OpenDocument | DocumentQuery, span: Span) -> types.Range:
     """A span of an open document as an LSP range in the client's encoding."""
     lines, encoding = document.lines, server.encoding
     start = lines.to_client(span.start.line, span.start.column, encoding)
@@ -82,26 +145,31 @@ def to_range(server: AiEvalServer, document: OpenDocument, span: Span) -> types.
     return types.Range(types.Position(*start), types.Position(*end))
 
 
-def from_position(server: AiEvalServer, document: OpenDocument, position: types.Position) -> tuple[int, int]:
+def from_position(
+    server: AiEvalServer, document: OpenDocument | DocumentQuery, position: types.Position
+) -> tuple[int, int]:
     """An LSP position as (line, code-point column) of the document."""
     return document.lines.from_client(position.line, position.character, server.encoding)
 
 
-def at_position(server: AiEvalServer, document: OpenDocument, position: types.Position) -> At | None:
+def at_position(server: AiEvalServer, document: DocumentQuery, position: types.Position) -> At | None:
     """The key or value under the cursor."""
     if document.analysis is None:
         return None
     return document.analysis.at(*from_position(server, document, position))
 
 
-def location(server: AiEvalServer, folder: Folder, relative: str, span: Span) -> types.Location:
-    """A place in any file of a folder: an open document's own text, else the file's summary."""
-    path = folder.root / relative
+def location(
+    server: AiEvalServer, root: Path, index: WorkspaceIndex, relative: str, span: Span
+) -> types.Location:
+    """A place in any file of a project folder (its `root` and `index`): an open document's own
+    text, else the file's summary."""
+    path = root / relative
     document = server.session.document_at(path)
     if document is not None:
         return types.Location(document.uri, to_range(server, document, span))
     uri = uri_of(path)
-    summary = folder.index.summary(relative)
+    summary = index.summary(relative)
     lines = summary.lines if summary is not None else {}
     encoding = server.encoding
 
@@ -145,7 +213,8 @@ def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diag
 def diagnostic(server: AiEvalServer, document: OpenDocument, problem: Problem) -> types.Diagnostic:
     related = [
         types.DiagnosticRelatedInformation(
-            location(server, document.folder, other.path, other.span), other.message
+            location(server, document.folder.root, document.folder.index, other.path, other.span),
+            other.message,
         )
         for other in problem.related
     ]
@@ -234,7 +303,7 @@ def in_check(path: tuple[str | int, ...]) -> bool:
 
 
 def field_schema(
-    project: Project, document: OpenDocument, path: tuple[str | int, ...], kind: Any
+    project: Project, document: DocumentQuery, path: tuple[str | int, ...], kind: Any
 ) -> dict[str, Any]:
     """The schema annotations of the field at `path`; inside a check, by that check's `kind`."""
     if document.role == "cases":
@@ -267,19 +336,19 @@ def rubric_of(analysis: Analysis) -> LoadedRubric:
     return LoadedRubric(summary.id, summary.version, root.value)
 
 
-def cases_running(folder: Folder, rubric: RubricSummary) -> list[CasesSummary]:
-    """The cases files of a folder that run a rubric."""
-    return folder.index.cases.running(rubric, folder.index.rubrics)
+def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSummary]:
+    """The cases files of a project folder's index that run a rubric."""
+    return index.cases.running(rubric, index.rubrics)
 
 
-def checks_of(document: OpenDocument) -> list[Node]:
+def checks_of(document: DocumentQuery) -> list[Node]:
     """The check nodes of a rubric document's last analysis."""
     root = document.analysis.root if document.analysis else None
     checks = root.at(("checks",)) if root is not None else None
     return list(checks.items or []) if checks is not None else []
 
 
-def own_summary(document: OpenDocument) -> RubricSummary | None:
+def own_summary(document: OpenDocument | DocumentQuery) -> RubricSummary | None:
     summary = document.analysis.summary if document.analysis else None
     return summary if isinstance(summary, RubricSummary) else None
 
@@ -293,22 +362,23 @@ class Mention:
     text: str
 
 
-def mentions(folder: Folder, target: RubricSummary) -> list[Mention]:
-    """Every place of a folder that names `target`: its id and every reference resolving to it."""
-    rubrics = folder.index.rubrics
+def mentions(index: WorkspaceIndex, target: RubricSummary) -> list[Mention]:
+    """Every place of a project folder's index that names `target`: its id and every reference
+    resolving to it."""
+    rubrics = index.rubrics
     found = [Mention(target.path, target.id_span, str(target.id))] if target.id_span else []
     for summary in rubrics.by_path.values():
         for ref in summary.composites:
             if rubrics.resolve(ref.ref) == target:
                 found.append(Mention(summary.path, ref.span, ref.ref))
-    for cases in cases_running(folder, target):
+    for cases in cases_running(index, target):
         if cases.rubric is not None and cases.rubric_span is not None:
             found.append(Mention(cases.path, cases.rubric_span, cases.rubric))
     return found
 
 
 def rubric_named_at(
-    server: AiEvalServer, document: OpenDocument, position: types.Position
+    server: AiEvalServer, document: DocumentQuery, position: types.Position
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
     at = at_position(server, document, position)
@@ -316,7 +386,7 @@ def rubric_named_at(
         return None, ()
     if at.on_key or not isinstance(at.node.value, str):
         return None, at.path
-    rubrics = document.folder.index.rubrics
+    rubrics = document.index.rubrics
     if at.path and at.path[-1] == "rubric":
         return rubrics.resolve(at.node.value), at.path
     if at.path == ("id",):
@@ -324,10 +394,9 @@ def rubric_named_at(
     return None, at.path
 
 
-def results_of(folder: Folder) -> ResultStore:
-    """The store a folder's runs write to."""
-    project = folder.project
-    assert project is not None, "a folder's results are asked for once its project is loaded"
+def results_of(project: Project | None) -> ResultStore:
+    """The store a project's runs write to."""
+    assert project is not None, "results are asked for once the project is loaded"
     return ResultStore(project.results_database)
 
 

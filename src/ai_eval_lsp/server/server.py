@@ -105,8 +105,7 @@ class AiEvalServer(LanguageServer):
             if not document.current:
                 continue  # its own commit publishes it
             items = query.diagnostics(self, document)
-            if items != document.published or always:
-                document.published = items
+            if self.session.sent(document, items) or always:
                 self.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(document.uri, items, document.version)
                 )

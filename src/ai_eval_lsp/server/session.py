@@ -2,9 +2,12 @@
 their files belong to (each a project folder: a project and an index of its files), and the open
 documents (their text, as the editor has it, and their last analysis).
 
-Only the event loop changes the session. Work on other threads gets a `Snapshot`, immutable, and
-hands back a value that the loop commits through `Session.commit`, the one path that updates the
-indexes and says which documents' diagnostics may have changed.
+Only the event loop changes the session, and only through its methods: the folders' lifecycle
+(`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`, `configure`, `set_project`,
+`mark_indexed`), what the client was sent (`sent`, for pushed and pulled diagnostics alike), and
+the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
+immutable, and hands back a value that the loop commits through `Session.commit` / `commit_disk`,
+the one path that updates the indexes and says which documents' diagnostics may have changed.
 """
 
 from __future__ import annotations
@@ -168,6 +171,63 @@ class Session:
         """The innermost walked project folder holding a path."""
         holding = [f for f in self.folders.values() if any(path.is_relative_to(base) for base in f.bases)]
         return max(holding, key=lambda f: len(f.root.parts), default=None)
+
+    def open_workspace_folder(self, workspace: WorkspaceFolder) -> None:
+        self.workspace[workspace.uri] = workspace
+
+    def close_workspace_folder(self, uri: str) -> bool:
+        return self.workspace.pop(uri, None) is not None
+
+    def configure_workspace_folder(self, workspace: WorkspaceFolder, settings: Settings) -> None:
+        """The editor answered for a workspace folder: project folders found later load at once."""
+        workspace.settings, workspace.configured = settings, True
+
+    def add_folder(self, folder: Folder) -> Folder:
+        self.folders[folder.uri] = folder
+        return folder
+
+    def drop_folder(self, folder: Folder) -> None:
+        """A folder no longer the session's: work under way for it commits nothing, and what
+        waits for it goes on (and finds its documents moved)."""
+        del self.folders[folder.uri]
+        folder.generation += 1
+        folder.ready.set()
+        folder.indexed.set()
+
+    def set_bases(self, folder: Folder, bases: tuple[Path, ...]) -> bool:
+        """What the workspace folders now hold of a project folder; True when that changed."""
+        changed, folder.bases = folder.bases != bases, bases
+        return changed
+
+    def configure(self, folder: Folder, settings: Settings) -> bool:
+        """The editor's settings for a folder; True when its files' roles may have changed
+        (then it must be walked again)."""
+        globs_changed = settings.globs != folder.settings.globs
+        folder.settings = settings
+        if globs_changed:
+            folder.indexed.clear()
+        return globs_changed
+
+    def set_project(self, folder: Folder, project: Project) -> None:
+        """A folder's project (re)loaded: analyses made against the one before are dropped."""
+        folder.project = project
+        folder.generation += 1
+        folder.ready.set()
+
+    def mark_indexed(self, folder: Folder) -> list[Path]:
+        """A folder's walk is committed (or it has none); returns the files reported changed
+        meanwhile, to be read now."""
+        folder.indexed.set()
+        waiting, folder.changed = folder.changed, []
+        return waiting
+
+    def sent(self, document: OpenDocument, items: object) -> bool:
+        """Record what the client was sent (pushed) or answered (pulled) for a document; True
+        when it differs from what it had, and then the document's result id moves on."""
+        if items == document.published:
+            return False
+        document.published, document.result_id = items, document.result_id + 1
+        return True
 
     def holds(self, folder: Folder) -> bool:
         """Whether a folder is still the session's (not removed, nor replaced)."""

@@ -63,7 +63,7 @@ async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None
     uri = scope.uri if scope is not None else None
     settings = await fetch_settings(server, uri) if scope is not None else server.settings
     if scope is not None:
-        scope.settings, scope.configured = settings, True
+        server.session.configure_workspace_folder(scope, settings)
     folders = [folder for folder in list(server.session.folders.values()) if folder.scope == uri]
     await asyncio.gather(*(_apply(server, folder, settings) for folder in folders))
 
@@ -77,10 +77,7 @@ async def configure_all(server: AiEvalServer) -> None:
 async def _apply(server: AiEvalServer, folder: Folder, settings: Settings) -> None:
     if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
-    globs_changed = settings.globs != folder.settings.globs
-    folder.settings = settings
-    if globs_changed:
-        folder.indexed.clear()
+    server.session.configure(folder, settings)
     await server.folders.load(folder, walk=not folder.indexed.is_set())
 
 

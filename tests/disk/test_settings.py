@@ -82,3 +82,13 @@ def test_a_tool_table_copied_into_ai_eval_toml_is_read_and_said_to_be_unneeded(t
         "are at the top level (they are read all the same)",
         f"{tmp_path / 'ai-eval.toml'}: unknown setting `rubricGlob`; did you mean `rubricGlobs`?",
     ]
+
+
+def test_run_on_save_is_off_unless_set_to_affected_in_the_editor_or_the_project(tmp_path: Path) -> None:
+    assert Settings().run_on_save == "off"
+    assert Settings.from_mapping({"runOnSave": "affected"}) == (Settings(run_on_save="affected"), [])
+    settings, problems = Settings.from_mapping({"runOnSave": "all"})
+    assert settings.run_on_save == "off"
+    assert problems == ["setting `runOnSave` must be `off` or `affected`, not 'all'; using the default"]
+    (tmp_path / "ai-eval.toml").write_text('runOnSave = "affected"\n')
+    assert Settings.for_root(tmp_path) == (Settings(run_on_save="affected"), [])

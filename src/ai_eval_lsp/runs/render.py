@@ -1,4 +1,6 @@
-"""Runs, history and diffs as the CLI prints them: text, JSON, and markdown for pull requests."""
+"""Runs, history and diffs in words: text, JSON, and markdown for pull requests. The CLI prints
+them and the server sends them (`aiEval/runComplete`'s `summary`, `aiEval.render`), so every
+client shows the same words."""
 
 from __future__ import annotations
 
@@ -91,13 +93,51 @@ def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
     return lines
 
 
+def run_line(result: RunResult) -> str:
+    """A run in one line: its target, pass rate, average, gate and counts."""
+    row = result.row
+    return (
+        f"{row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
+        f"gate {_gate(result)}, {count(row['question_count'], 'case')}, {count(row['error_count'], 'error')}"
+    )
+
+
+_NAMED = 5
+"""How many flipped cases a summary names before it says how many more."""
+
+
+def _names(case_ids: Sequence[str]) -> str:
+    named = ", ".join(case_ids[:_NAMED])
+    return named + (f" and {len(case_ids) - _NAMED} more" if len(case_ids) > _NAMED else "")
+
+
+def summary(result: RunResult) -> str:
+    """The one line a client shows for a run: what flipped against the same cases file's run
+    before (`support_reply: 2 cases now fail: too_short, rude; 1 fixed`), else `run_line`."""
+    change = result.change
+    failing = (
+        [case_id for case_id, base, head in change.cases if flips(base, head) and base and base.passed]
+        if change
+        else []
+    )
+    fixed = [case_id for case_id in change.flipped if case_id not in failing] if change else []
+    if not failing and not fixed:
+        return run_line(result)
+    parts = []
+    if failing:
+        verb = "now fails" if len(failing) == 1 else "now fail"
+        parts.append(f"{count(len(failing), 'case')} {verb}: {_names(failing)}")
+    if fixed:
+        parts.append(
+            f"{len(fixed)} fixed" if failing else f"{count(len(fixed), 'case')} fixed: {_names(fixed)}"
+        )
+    return f"{result.row['target_id']}: " + "; ".join(parts)
+
+
 def format_run(name: str, result: RunResult) -> str:
     row = result.row
     cases, errors = row["question_count"], row["error_count"]
-    lines = [
-        f"{name}: {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
-        f"gate {_gate(result)}, {count(cases, 'case')}, {count(errors, 'error')}"
-    ]
+    lines = [f"{name}: {run_line(result)}"]
     if cases and errors == cases:
         lines.append("  warning: no case could be scored; see the errors below")
     lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=False)]
@@ -123,12 +163,36 @@ def _figures(row: Mapping[str, Any]) -> tuple[str, ...]:
 FIGURES = ("run", "when (UTC)", "pass rate", "95% CI", "average", "gate")
 
 
-def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+def history_title(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    return f"{target}: {count(len(rows), 'run')}, newest first"
+
+
+def history_table(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
+    """A target's rows as the history shows them, its header first, in any format."""
     header = (*FIGURES, "cases", "errors", "source")
-    table = [
-        (*_figures(row), str(row["question_count"]), str(row["error_count"]), row["source"]) for row in rows
+    return [
+        header,
+        *(
+            (*_figures(row), str(row["question_count"]), str(row["error_count"]), row["source"])
+            for row in rows
+        ),
     ]
-    return f"{target}: {count(len(rows), 'run')}, newest first\n" + _columns([header, *table])
+
+
+def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    return history_title(target, rows) + "\n" + _columns(history_table(rows))
+
+
+def format_history_markdown(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    header, *table = history_table(rows)
+    lines = [
+        f"### ai-eval: {_cell(history_title(target, rows))}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(_cell(cell) for cell in line) + " |" for line in table),
+    ]
+    return "\n".join(lines)
 
 
 def format_targets(targets: Sequence[tuple[str, Mapping[str, Any] | None, int]]) -> str:

@@ -441,9 +441,16 @@ def test_a_plugin_that_never_returns_is_stopped_when_the_limit_runs_out(
     )
     with PluginHost(timeout=1.0) as host:
         evaluator = Evaluator(discover().runners(1.0, host), lambda ref: None)
+        # The host started (its start has a bound of its own), so what follows is the check's time.
+        warm = LoadedRubric(
+            "w", "1.0", {"checks": [{"kind": "word_count"}], "scoring": {"combine": "all_pass"}}
+        )
+        assert evaluator.evaluate(warm, "x", {}) is not None
         started = time.monotonic()
         verdict = evaluator.evaluate(rubric, "x", {})
-        assert time.monotonic() - started < 30  # bounded: one second, and the child's start
+        # Within a generous multiple of the one-second limit (the machine may be busy), not the
+        # several times the limit of a wrong bound.
+        assert time.monotonic() - started < 5
         assert verdict is not None and not verdict.passed
         stuck, regex = verdict.outcomes
         assert (

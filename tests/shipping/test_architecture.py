@@ -42,3 +42,12 @@ def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
     assert found == set()
     adapter = (source / "server" / "pygls_adapter.py").read_text()
     assert "_request_futures" in adapter and "_execute_handler" in adapter
+
+
+def test_every_server_handler_says_whether_it_changes_the_session() -> None:
+    from ai_eval_lsp.server import create_server
+    from ai_eval_lsp.server.methods import COMMANDS, METHODS
+
+    server = create_server()
+    assert set(server.protocol.fm.features) == set(METHODS)
+    assert set(server.protocol.fm.commands) == set(COMMANDS)

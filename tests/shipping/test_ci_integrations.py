@@ -456,7 +456,7 @@ def test_action_default_paths_check_a_drupal_site_one_folder_down_as_its_own_pro
     """`paths: .` at a decoupled repository's root: the site in `drupal/` is its own project, so
     its module's PHP kind is known (SPEC section 4)."""
     runner = job(tmp_path, installed, {"frontend/package.json": '{"name": "frontend"}'})
-    example = Path(__file__).parent.parent / "examples" / "drupal-site"
+    example = Path(__file__).parents[2] / "examples" / "drupal-site"
     shutil.copytree(example, runner.workspace / "drupal", ignore=shutil.ignore_patterns(".ai_eval", "broken"))
     done = runner.run(action, "run")
     assert done.returncode == 0, done.stdout + done.stderr

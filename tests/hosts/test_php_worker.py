@@ -26,7 +26,7 @@ from ai_eval_lsp.hosts.php import (
     unrunnable_reason,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "php_worker"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "php_worker"
 PLAIN = FIXTURES / "plain"
 PLAIN_PSR4 = {
     "Drupal\\my_eval_extras\\": "modules/my_eval_extras/src",
@@ -228,7 +228,9 @@ def test_an_untyped_interface_lets_the_worker_check_the_return_type() -> None:
     executor = "Drupal\\site_checks\\ReturnsStringExecutor"
     with PhpWorker(OWN, OWN_PSR4, command=PHP) as php:
         assert php.applies(executor, [], {"kind": "anything"}) is True  # 'yes' is truthy
+        pid = php.pid
         outcome = php.execute(executor, [], {"id": "s", "kind": "strings"}, "x", QUESTION)
+        assert php.applies(executor, [], {"kind": "anything"}) is True and php.pid == pid  # it goes on
     assert outcome == CheckOutcome(
         "s",
         "strings",
@@ -328,6 +330,111 @@ def test_exit_in_an_executor_fails_the_check_and_the_next_call_gets_a_new_worker
         f"`{executor}::execute()` ended the PHP worker with exit() or die(); the next check starts a new worker"
     )
     assert word_count(worker, "back").reason == "1 words, within range"
+
+
+# The seed's outcome contract (seed 000, "The interface"): whatever an executor does, its check
+# gets the outcome the seed gives it, and the same process answers the next call.
+
+PROBES_SRC = PLAIN / "modules/worker_probes/src"
+
+
+def probe(score: float | str, **check: Any) -> dict[str, Any]:
+    return {"id": "p", "kind": "score_probe", "score": score, **check}
+
+
+@pytest.mark.parametrize(
+    ("executor", "check", "expected"),
+    [
+        # The score is clamped to 0..1 by PHP's CheckOutcome itself, as the executor sees it.
+        ("ScoreProbeExecutor", probe(1.7), CheckOutcome("p", "score_probe", 1.0, True, "PHP holds 1.0")),
+        ("ScoreProbeExecutor", probe(-0.5), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        ("ScoreProbeExecutor", probe(0.25), CheckOutcome("p", "score_probe", 0.25, True, "PHP holds 0.25")),
+        # JSON cannot carry these: only PHP's clamp makes them scores.
+        ("ScoreProbeExecutor", probe("INF"), CheckOutcome("p", "score_probe", 1.0, True, "PHP holds 1.0")),
+        ("ScoreProbeExecutor", probe("-INF"), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        # Not a score at all: the lowest, as Python's CheckOutcome makes it.
+        ("ScoreProbeExecutor", probe("NAN"), CheckOutcome("p", "score_probe", 0.0, True, "PHP holds 0.0")),
+        # The check id may be an empty string.
+        (
+            "ScoreProbeExecutor",
+            {"kind": "score_probe", "score": 0.5},
+            CheckOutcome("", "score_probe", 0.5, True, "PHP holds 0.5"),
+        ),
+        (
+            "ThrowingExecutor",
+            {"id": "t", "kind": "throwing"},
+            CheckOutcome(
+                "t",
+                "throwing",
+                0.0,
+                False,
+                f"`{PROBES}ThrowingExecutor::execute()` threw RuntimeException: the reference service is down "
+                f"(modules/worker_probes/src/ThrowingExecutor.php:"
+                f"{line_of(PROBES_SRC / 'ThrowingExecutor.php', 'the reference service is down')})",
+            ),
+        ),
+        (
+            "ThrowingConstructorExecutor",
+            {"id": "c", "kind": "constructed"},
+            CheckOutcome(
+                "c",
+                "constructed",
+                0.0,
+                False,
+                f"constructing `{PROBES}ThrowingConstructorExecutor` threw InvalidArgumentException: "
+                "no API key configured (modules/worker_probes/src/ThrowingConstructorExecutor.php:"
+                f"{line_of(PROBES_SRC / 'ThrowingConstructorExecutor.php', 'no API key configured')})",
+            ),
+        ),
+        # What it prints is logged, never part of the outcome.
+        (
+            "EchoingExecutor",
+            {"id": "e", "kind": "echo"},
+            CheckOutcome("e", "echo", 1.0, True, "the response"),
+        ),
+        (
+            "MarkWritingExecutor",
+            {"id": "m", "kind": "mark"},
+            CheckOutcome("m", "mark", 1.0, True, "wrote the mark"),
+        ),
+        (
+            "WrongTypeExecutor",
+            {"id": "w", "kind": "wrong"},
+            CheckOutcome(
+                "w",
+                "wrong",
+                0.0,
+                False,
+                f"`{PROBES}WrongTypeExecutor::execute()` threw TypeError: {PROBES}WrongTypeExecutor::execute(): "
+                "Return value must be of type Drupal\\ai_eval\\CheckOutcome, array returned "
+                f"(modules/worker_probes/src/WrongTypeExecutor.php:"
+                f"{line_of(PROBES_SRC / 'WrongTypeExecutor.php', 'return [')})",
+            ),
+        ),
+    ],
+    ids=[
+        "score above 1",
+        "score below 0",
+        "score within",
+        "INF",
+        "-INF",
+        "NAN",
+        "empty check id",
+        "exception in execute",
+        "exception in the constructor",
+        "printed text",
+        "printed mark bytes",
+        "no CheckOutcome",
+    ],
+)
+def test_the_seeds_outcome_contract_holds_and_the_worker_answers_the_next_call(
+    worker: PhpWorker, executor: str, check: dict[str, Any], expected: CheckOutcome
+) -> None:
+    word_count(worker, "warm up")
+    pid = worker.pid
+    assert worker.execute(f"{PROBES}{executor}", [], check, "the response", QUESTION) == expected
+    assert word_count(worker, "still answering").reason == "2 words, within range"
+    assert worker.pid == pid
 
 
 @pytest.mark.parametrize(
@@ -478,7 +585,9 @@ def test_a_worker_whose_server_was_killed_ends_at_its_own_time_limit(tmp_path: P
         f"worker.execute({PROBES + 'SleepingExecutor'!r}, [], {{'kind': 'sleep'}}, '', {{}})\n"
     )
     php = orphan(server, tmp_path / "pid")
-    assert ends_alone(php, 30.0)  # the alarm comes a second after the 3 s limit
+    # The alarm comes a second after the 3 s limit, on the wall clock, however busy the machine;
+    # the bound is a generous multiple of it, not the several times of a wrong alarm.
+    assert ends_alone(php, 12.0)
 
 
 def test_a_wrapper_command_works_and_its_children_die_with_it() -> None:
@@ -566,7 +675,7 @@ def test_php_older_than_8_1_is_unavailable_and_not_retried(
     runs = tmp_path / "runs"
     fake = tmp_path / "php"
     fake.write_text(
-        f'#!/bin/sh\necho run >> \'{runs}\'\nprintf \'\\002{{"php":"7.4.33","id":70433,"pid":%d}}\\n\' $$\n'
+        f'#!/bin/sh\necho run >> \'{runs}\'\nprintf \'\\002{{"method":"hello","params":{{"php":"7.4.33","id":70433,"pid":%d}}}}\\n\' $$\n'
     )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")

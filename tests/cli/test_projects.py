@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, without_test_plugins
+from conftest import ROOT, monorepo, multisite, without_test_plugins
 
 from ai_eval_lsp.disk.roots import project_root
 
-EXAMPLE = ROOT / "examples" / "drupal-site"
 MODULE = "web/modules/custom/support_assistant"
 EXTENSION = "config/sync/core.extension.yml"
 
@@ -39,15 +38,9 @@ def rubric(identifier: str, check: str) -> str:
     return RUBRIC.format(id=identifier, check=check)
 
 
-@pytest.fixture()
-def monorepo(tmp_path: Path) -> Path:
-    """A decoupled project: the example Drupal site in `drupal/` beside a front end, one `.git`."""
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "frontend").mkdir()
-    (root / "frontend" / "package.json").write_text('{"name": "frontend"}\n')
-    shutil.copytree(EXAMPLE, root / "drupal", ignore=shutil.ignore_patterns(".ai_eval"))
-    return root
+@pytest.fixture(name="monorepo")
+def monorepo_fixture(tmp_path: Path) -> Path:
+    return monorepo(tmp_path)
 
 
 def problems(result: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:
@@ -104,42 +97,6 @@ def test_a_module_with_its_own_git_and_settings_stays_part_of_its_site(monorepo:
     assert project_root(module / "rubrics" / "refund_answer.yaml").folder == (monorepo / "drupal").resolve()
     result = run(module, "check", "rubrics/refund_answer.yaml")
     assert result.returncode == 0, result.stdout  # word_count, the site's module kind, is known
-
-
-def multisite(base: Path) -> Path:
-    """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
-    enables other_assistant (char_count); neither is `default`."""
-    site = base / "multi"
-    shutil.copytree(EXAMPLE, site, ignore=shutil.ignore_patterns(".ai_eval", "broken"))
-    other = site / "web/modules/custom/other_assistant"
-    shutil.copytree(site / MODULE, other, ignore=shutil.ignore_patterns("rubrics", "evals"))
-    for path in [*other.rglob("*.php"), *other.rglob("*.yml")]:
-        text = (
-            path.read_text()
-            .replace("support_assistant", "other_assistant")
-            .replace("word_count", "char_count")
-        )
-        path.write_text(text.replace("WordCount", "CharCount"))
-    for path in list(other.rglob("*support_assistant*")) + list(other.rglob("WordCount*")):
-        path.rename(
-            path.with_name(
-                path.name.replace("support_assistant", "other_assistant").replace("WordCount", "CharCount")
-            )
-        )
-    (site / "config/sync").rename(site / "config/alpha")
-    shutil.copytree(site / "config/alpha", site / "config/beta")
-    beta = site / "config/beta/core.extension.yml"
-    beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
-    for name in ("alpha", "beta"):
-        (site / "web/sites" / name).mkdir(parents=True)
-        (site / "web/sites" / name / "settings.php").write_text(
-            f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"
-        )
-    (site / "uses_both.rubric.yaml").write_text(
-        'id: both\nversion: "1.0"\nchecks:\n  - {kind: word_count, min: 1}\n  - {kind: char_count, min: 1}\n'
-        "scoring: {combine: all_pass}\n"
-    )
-    return site
 
 
 def test_a_multisite_codebase_reads_the_site_drupal_site_names(tmp_path: Path) -> None:

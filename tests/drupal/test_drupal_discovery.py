@@ -21,7 +21,7 @@ from ai_eval_lsp.drupal import codebase
 from ai_eval_lsp.drupal.codebase import Codebase, PhpExecutor, discover, scan
 from ai_eval_lsp.drupal.phpread import as_schema
 
-FIXTURES = Path(__file__).parent / "fixtures" / "drupal"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "drupal"
 SITE = FIXTURES / "site"
 NO_EXPORT = FIXTURES / "no-export"
 PHP = shutil.which("php")
@@ -262,11 +262,13 @@ def test_the_drupal_root_setting_names_the_root(tmp_path: Path) -> None:
         found = scan(SITE, setting)
         assert found is not None and found.root in (SITE.absolute() / "web", SITE.absolute() / "web/")
         assert [item.service_id for item in found.executors] == EXECUTOR_ORDER
+    outer = scan(SITE.parent, SITE.name)  # the site's composer project, its web root below it
+    assert outer is not None and outer.root == SITE.absolute() / "web"
     lost = scan(tmp_path, "nowhere")
     assert lost is not None and lost.modules == () and lost.executors == ()
     assert lost.notices[0] == (
         f"the setting `drupal.root` is `nowhere`, but {tmp_path / 'nowhere'} is not a folder; set it to the folder "
-        "that holds `core/lib/Drupal.php`, relative to the workspace folder"
+        "that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
     )
 
 
@@ -279,7 +281,7 @@ def test_the_web_root_opened_as_the_workspace_folder_finds_the_export_above_it()
 
 def test_a_folder_that_is_no_drupal_codebase(tmp_path: Path) -> None:
     assert scan(tmp_path) is None
-    assert scan(Path(__file__).parent / "fixtures" / "workspaces") is None
+    assert scan(Path(__file__).parents[1] / "fixtures" / "workspaces") is None
     (tmp_path / "composer.json").write_text('{"require": {"symfony/console": "^7"}}')
     (tmp_path / "modules").mkdir()
     (tmp_path / "modules/theme.info.yml").write_text("name: T\ntype: theme\n")

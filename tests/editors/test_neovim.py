@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, lay_out_roots, without_test_plugins
 
-REPO = Path(__file__).resolve().parent.parent
-HARNESS = Path(__file__).parent / "neovim" / "harness.lua"
-E2E_WORKSPACE = Path(__file__).parent / "e2e" / "workspace"
+REPO = Path(__file__).resolve().parents[2]
+HARNESS = Path(__file__).parents[1] / "neovim" / "harness.lua"
+E2E_WORKSPACE = Path(__file__).parents[1] / "e2e" / "workspace"
 DRUPAL_SITE = FIXTURES / "drupal" / "site"
 SEED_MODULE = Path("web/modules/custom/my_eval_extras")
 NEOVIMS = {
@@ -95,15 +95,14 @@ def _site(tmp: Path) -> Path:
 
 def _probes(tmp: Path) -> dict[str, str | None]:
     """Paths whose root the plugin is asked for, and the root SPEC section 5 gives each."""
-    probes = tmp / "probes"
+    # the markers table tests/disk/test_files.py also answers
+    table = lay_out_roots(tmp / "probes")
+    probes: dict[str, str | None] = {str(path): str(root or path.parent) for path, root in table.items()}
     home = tmp / "home"
     (home / ".git").mkdir(parents=True)  # a dotfiles repository
     _write(home / "notes.rubric.yaml", "id: notes\nversion: 1.0\n")
-    table = {
-        str(path): str(root) if root else str(path.parent) for path, root in lay_out_roots(probes).items()
-    }
     return {
-        **table,
+        **probes,
         str(home / "projects" / "x" / "a.yaml"): str(home / "projects" / "x"),  # never the home folder
         str(home / "notes.yaml"): None,  # right in the home folder: no root, nothing walked
     }
@@ -185,7 +184,11 @@ def test_diagnostics_completion_and_runs(run: dict[str, Any]) -> None:
     assert {"values", "case_sensitive"} <= set(run["completion"])
     assert run["code_action"] == "Run cases"
     notes = [n["message"] for n in run["notes"]]
-    assert any(n.startswith("ai-eval: support_tone pass rate 0.50 (95% CI") for n in notes), notes
+    # the server's line for the run, as `ai-eval-lsp run` prints it
+    assert (
+        "ai-eval: support_tone: pass rate 0.50 [0.09, 0.91], average 2.50/5, gate passed, 2 cases, 0 errors"
+        in notes
+    ), notes
     assert all(run["commands"].values()), run["commands"]
 
 
@@ -212,12 +215,13 @@ def test_a_run_fills_the_quickfix_list_and_the_history_and_diff_open(run: dict[s
     ]
     # one notification per run: the plugin's own, and no message from the server besides
     assert run["run_notes"] == {"first": 1, "second": 2}
+    # the history and the diff as the server renders them (`aiEval.render`), the CLI's words
     assert run["history"]["name"] == "ai-eval://history/support_tone"
     history = run["history"]["lines"]
     assert history[0] == "support_tone: 2 runs, newest first"
     assert history[1].split()[:2] == ["run", "when"]
     assert [line.split()[0] for line in history[2:]] == ["2", "1"]
-    assert run["diff"]["name"] == "ai-eval://diff/support_tone/1-2"
+    assert run["diff"]["name"] == "ai-eval://diff/support_tone"
     diff = run["diff"]["lines"]
     assert diff[0].startswith("support_tone: run 1 (") and diff[0].endswith(") UTC")
     assert diff[2] == "0 verdicts flipped; exact McNemar p = 1, sign test on scores p = 1"
@@ -227,6 +231,29 @@ def test_a_run_fills_the_quickfix_list_and_the_history_and_diff_open(run: dict[s
         "case    base       head       change",
         "polite  pass 5.00  pass 5.00",
         "curt    fail 0.00  fail 0.00",
+    ]
+
+
+def test_a_save_that_makes_a_case_fail_fills_the_quickfix_list_with_it(run: dict[str, Any]) -> None:
+    """`runOnSave: "affected"`: tone.cases.yaml saved with `polite` no longer apologising runs it;
+    `polite` now fails, and only it fills the quickfix list (`curt` failed before too); saved
+    back, `polite` is fixed and nothing now fails."""
+    assert "on_save" not in run["errors"], run["errors"]
+    lines = (run["workspace"] / "tone.cases.yaml").read_text().split("\n")
+    polite = next(i for i, line in enumerate(lines) if "id: polite" in line)
+    saved = run["on_save"]
+    assert saved["title"] == "ai-eval: support_tone: 1 case now fails: polite"
+    assert saved["items"] == [
+        {
+            "file": "tone.cases.yaml",
+            "lnum": polite + 1,
+            "text": "polite: fail 0.00/5: apologises: none of the values found (expected pass)",
+        }
+    ]
+    assert saved["fixed_title"] == "ai-eval: support_tone: 1 case fixed: polite" and saved["fixed_items"] == 0
+    assert saved["notes"] == [
+        "ai-eval: support_tone: 1 case now fails: polite",
+        "ai-eval: support_tone: 1 case fixed: polite",
     ]
 
 

@@ -1,4 +1,6 @@
-"""The run report: one self-contained HTML file (inline CSS and SVG; nothing loaded, no script)."""
+"""Stored runs as HTML (the report: one self-contained file, inline CSS and SVG, nothing loaded,
+no script; a target's history and a diff as fragments of it), and `render_stored`, what the CLI
+and the server's `aiEval.render` show, in every format, from one place."""
 
 from __future__ import annotations
 
@@ -6,8 +8,18 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ai_eval_lsp.cli.results import format_diff, interval, when
 from ai_eval_lsp.core.compare import CaseRecord, Diff
+from ai_eval_lsp.runs.render import (
+    format_diff,
+    format_diff_markdown,
+    format_history,
+    format_history_markdown,
+    history_table,
+    history_title,
+    interval,
+    when,
+)
+from ai_eval_lsp.runs.store import ResultStore
 
 WIDTH, HEIGHT, PAD = 640, 180, 28
 
@@ -102,11 +114,7 @@ def render_report(
             f"gate {'passed' if latest['passed_gate'] else 'failed'}</p>"
             f"{trend_svg(rows)}"
             f"<h3>Latest run's cases</h3>{_cases_table(cases)}"
-            + (
-                f"<h3>Against the run before</h3><pre>{escape(format_diff(comparison))}</pre>"
-                if comparison
-                else ""
-            )
+            + (f"<h3>Against the run before</h3>{diff_html(comparison)}" if comparison else "")
         )
     body = "".join(sections) or "<p>No runs are stored yet: run a cases file first.</p>"
     return (
@@ -114,4 +122,62 @@ def render_report(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>ai-eval runs</title><style>{_STYLE}</style></head>"
         f"<body><h1>ai-eval runs</h1>{body}</body></html>\n"
+    )
+
+
+def diff_html(comparison: Diff) -> str:
+    return f"<pre>{escape(format_diff(comparison))}</pre>"
+
+
+def history_html(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """A target's trend and its runs, newest first: a fragment of a page."""
+    header, *table = history_table(rows)
+    cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in line) + "</tr>" for line in table)
+    return (
+        f"<h2>{escape(history_title(target, rows))}</h2>{trend_svg(rows[::-1]) if rows else ''}"
+        "<table><tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in header) + f"</tr>{cells}</table>"
+    )
+
+
+ReportTarget = tuple[str, list[dict[str, Any]], list[CaseRecord], Diff | None]
+
+
+def report_targets(store: ResultStore, only: str | None = None) -> list[ReportTarget]:
+    """What the report shows of each target with runs (or of `only`): its rows oldest first, its
+    latest run's cases, and the diff of that run to the one before."""
+    targets = []
+    for target in store.targets() if only is None else [only]:
+        rows = store.history(target)[::-1]
+        if rows:
+            comparison = store.diff(target=target) if len(rows) > 1 else None
+            targets.append((target, rows, store.cases(rows[-1]), comparison))
+    return targets
+
+
+WHAT = ("history", "diff", "report")
+FORMATS = ("text", "markdown", "html")
+
+
+def render_stored(
+    store: ResultStore, what: str, form: str, target: str | None, base: int | None, head: int | None
+) -> str:
+    """A target's history, a diff (default: the latest run and the one before) or the report (of
+    every target, or of `target`), as the CLI prints it. The report is HTML only; a history needs
+    its target. Raises ValueError for what cannot be rendered, StoreError for the store's trouble."""
+    if what not in WHAT or form not in FORMATS:
+        raise ValueError(
+            f"`what` is one of {', '.join(WHAT)} and `format` one of {', '.join(FORMATS)}, not {what!r} and {form!r}"
+        )
+    if what == "report":
+        if form != "html":
+            raise ValueError(f"the report is HTML only, not {form}")
+        return render_report(report_targets(store, target))
+    if what == "diff":
+        comparison = store.diff(base, head, target)
+        return {"text": format_diff, "markdown": format_diff_markdown, "html": diff_html}[form](comparison)
+    if target is None:
+        raise ValueError("a history needs its `target`, a rubric id")
+    rows = store.history(target)
+    return {"text": format_history, "markdown": format_history_markdown, "html": history_html}[form](
+        target, rows
     )

