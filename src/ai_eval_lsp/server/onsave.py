@@ -68,11 +68,10 @@ async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
 
 
 def register(server: AiEvalServer) -> None:
-    rounds: set[Round] = set()
-
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
+        rounds = ls.session.save_rounds
         for earlier in rounds:
             earlier.cancel()
         round_ = Round()

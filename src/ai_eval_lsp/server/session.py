@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -151,6 +152,10 @@ class Snapshot:
     edits: tuple[Edit, ...] = ()
 
 
+class Cancellable(Protocol):
+    def cancel(self) -> None: ...
+
+
 class Session:
     def __init__(self) -> None:
         self.workspace: dict[str, WorkspaceFolder] = {}
@@ -159,6 +164,8 @@ class Session:
         """Project folders by root URI; documents outside every workspace folder get a folder of
         their own root (never walked), keyed apart."""
         self.documents: dict[str, OpenDocument] = {}
+        self.save_rounds: set[Cancellable] = set()
+        """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
 
     # --- folders --------------------------------------------------------------------------------
 
