@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from conftest import fresh_checkout  # noqa: E402
+
 TIMEOUT = 600.0
 """Seconds a mutation's tests may take; a mutation that makes them hang counts as timed out."""
 
@@ -118,7 +121,10 @@ MUTATIONS = [
         "vscode-extension/src/settings.ts",
         'if (!trusted) setAt(settings, "php.run", false);',
         "",
-        ("tests/e2e/test_php_off.py", "tests/editors/test_vscode.py::test_the_extension_logic_passes_its_unit_tests"),
+        (
+            "tests/e2e/test_php_off.py",
+            "tests/editors/test_vscode.py::test_the_extension_logic_passes_its_unit_tests",
+        ),
     ),
     Mutation(
         "vscode-answers-as-if-trusted",
@@ -274,14 +280,7 @@ def main() -> None:
 def scratch_copy(into: Path) -> Path:
     """The checkout's files (tracked, and new ones not ignored), with the extension's installed
     node packages linked in."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / name)
+    fresh_checkout(into)
     (into / "vscode-extension" / "node_modules").symlink_to(ROOT / "vscode-extension" / "node_modules")
     imported = subprocess.run(
         [sys.executable, "-c", "import ai_eval_lsp; print(ai_eval_lsp.__file__)"],

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,3 +206,16 @@ def monorepo(base: Path) -> Path:
         ROOT / "examples" / "drupal-site", root / "drupal", ignore=shutil.ignore_patterns(".ai_eval")
     )
     return root
+
+
+def fresh_checkout(into: Path) -> Path:
+    """The checkout's files as a clone would have them (tracked, and new files not ignored)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into

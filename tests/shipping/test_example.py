@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import ROOT, offline_pip, without_test_plugins
+from conftest import ROOT, fresh_checkout, offline_pip, without_test_plugins
 
 README = ROOT / "README.md"
 
@@ -20,19 +19,6 @@ def readme_example() -> tuple[str, list[str]]:
     commands, shown = re.findall(r"```\w*\n(.*?)```", section, re.DOTALL)[:2]
     command = next(line for line in commands.splitlines() if "example" in line)
     return command.split("#")[0].strip(), shown.splitlines()
-
-
-def fresh_checkout(into: Path) -> Path:
-    """The checkout's files as a clone would have them (tracked, and new files not ignored)."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / name)
-    return into
 
 
 def test_the_readme_example_runs_and_prints_what_the_readme_shows(tmp_path: Path) -> None:
