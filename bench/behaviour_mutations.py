@@ -119,7 +119,7 @@ MUTATIONS = [
         "vscode-untrusted-php-run",
         "VS Code no longer turns PHP runs off in a workspace it does not trust",
         "vscode-extension/src/settings.ts",
-        'if (!trusted) setAt(settings, "php.run", false);',
+        '    setAt(settings, "php.run", false);\n',
         "",
         (
             "tests/e2e/test_php_off.py",
