@@ -26,7 +26,7 @@ HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 from bench_drupal import files_of, generate  # noqa: E402
-from bench_workspace import SEED_RUBRIC, installed_env, open_document, start  # noqa: E402
+from bench_workspace import SEED_RUBRIC, first_diagnostics, installed_env  # noqa: E402
 
 
 def monorepo(root: Path) -> tuple[Path, int]:
@@ -51,21 +51,6 @@ def check_here(folder: Path, cache: Path) -> float:
     )
     elapsed = time.perf_counter() - started
     assert "unknown-kind" not in done.stdout, done.stdout  # the site's PHP kinds are known
-    return elapsed
-
-
-def first_diagnostics(folder: Path, rubric: Path, cache: Path) -> float:
-    started = time.perf_counter()
-    client = start(folder, cache)
-    uri = rubric.as_uri()
-    waiter = client.expect(
-        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-    )
-    open_document(client, rubric)
-    message = waiter(120)
-    elapsed = time.perf_counter() - started
-    assert message["params"]["diagnostics"] == [], message
-    client.close()
     return elapsed
 
 
