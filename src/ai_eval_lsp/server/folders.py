@@ -273,7 +273,7 @@ class Folders:
             for each in holding:
                 self.server.spawn(self.walk(each))
         for path in paths:
-            folder = self._owner(path)
+            folder = self.session.walked_folder_of(path)
             if folder is None or folder.project is None:
                 continue
             if _project_input(folder.project, path):
@@ -289,15 +289,6 @@ class Folders:
                 put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
                 if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))
-
-    def _owner(self, path: Path) -> Folder | None:
-        """The walked project folder whose index holds a file, changed or gone."""
-        workspace = self.session.workspace_folder_of(path)
-        if workspace is None:
-            return None
-        root = project_root(path, fallback=workspace.root).folder
-        folder = self.session.folders.get(uri_of(root))
-        return folder if folder is not None and folder.walked else self.session.walked_folder_of(path)
 
     def reload_soon(self, folder: Folder) -> None:
         """Load the folder's project again once its files have stopped changing for a moment."""

@@ -175,7 +175,9 @@ class Session:
         return max(holding, key=lambda w: len(w.root.parts), default=None)
 
     def walked_folder_of(self, path: Path) -> Folder | None:
-        """The innermost walked project folder holding a path."""
+        """The walked project folder whose index holds a file, changed or gone: the innermost
+        that walks it (a nested project's own folder before the one around it). Decided from the
+        folders alone, with no look at the disk: a checkout reports thousands of files at once."""
         holding = [f for f in self.folders.values() if any(path.is_relative_to(base) for base in f.bases)]
         return max(holding, key=lambda f: len(f.root.parts), default=None)
 
