@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from ai_eval_lsp.core import analysis as analysis_module
 from ai_eval_lsp.core import yamltree
-from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, merged, update
+from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, merged, update
 from ai_eval_lsp.core.cursor import locate
 from ai_eval_lsp.core.text import LineIndex, split_lines
 from ai_eval_lsp.core.workspace import Role
@@ -90,23 +90,31 @@ def shape(node: Node | None) -> Iterator[tuple[Any, ...]]:
             pending.append(((*path, number), item))
 
 
-def under_cursors(text: str, located: Any) -> list[tuple[Any, ...] | None]:
-    """What is under the cursor at the start, middle and end of every line (and past them)."""
-    found: list[tuple[Any, ...] | None] = []
+def cursors(text: str) -> Iterator[tuple[int, int]]:
+    """The start, middle and end of every line (and past them)."""
     for number, line in enumerate(split_lines(text)):
         for column in sorted({0, len(line) - len(line.lstrip()), len(line) // 2, len(line), len(line) + 1}):
-            at = located(number, column)
-            found.append(
-                None if at is None else (at.path, at.on_key, at.node.span, at.key.span if at.key else None)
-            )
-    return found
+            yield number, column
+
+
+def under_cursors(text: str, located: Any) -> list[tuple[Any, ...] | None]:
+    """What is under each of the `cursors`."""
+    return [described(located(line, column)) for line, column in cursors(text)]
+
+
+def described(at: Any) -> tuple[Any, ...] | None:
+    if at is None:
+        return None
+    return at.path, at.on_key, at.node.span, at.key.span if at.key else None, repr(at.node.value), repr(at.item)
+
+
+def full_at(full: Analysis) -> Any:
+    return lambda line, column: locate(full.root, line, column) if full.root else None
 
 
 def assert_same(incremental: Analysis, full: Analysis) -> None:
     # Before anything reads the whole tree (which moves every item's nodes): one item moved.
-    assert under_cursors(incremental.text, incremental.at) == under_cursors(
-        full.text, lambda line, column: locate(full.root, line, column) if full.root else None
-    )
+    assert under_cursors(incremental.text, incremental.at) == under_cursors(full.text, full_at(full))
     assert [(p.code, p.message, p.span, p.data, p.related) for p in incremental.problems] == [
         (p.code, p.message, p.span, p.data, p.related) for p in full.problems
     ]
@@ -178,8 +186,21 @@ def test_an_edit_gives_what_a_full_analysis_gives(
     text = document(role, items)
     current = analyse(role, "x.yaml", text, rules)
     for new_text, edits in edits_of(text, steps):
+        full = analyse(role, "x.yaml", new_text, rules)
+        assert_peeks_agree(current, edits, new_text, full)
         current = update(current, edits, rules, LineIndex(new_text))
-        assert_same(current, analyse(role, "x.yaml", new_text, rules))
+        assert_same(current, full)
+
+
+def assert_peeks_agree(previous: Analysis, edits: list[Edit], text: str, full: Analysis) -> int:
+    """Where `at_after` answers before the analysis of `text`, it finds what the analysis finds;
+    how many cursors it answered for."""
+    lines = LineIndex(text)
+    peeked = [at_after(previous, edits, lines, line, column) for line, column in cursors(text)]
+    found = under_cursors(text, full_at(full))
+    answered = [(peek.at, want) for peek, want in zip(peeked, found, strict=True) if peek is not None]
+    assert [described(at) for at, _ in answered] == [want for _, want in answered]
+    return len(answered)
 
 
 def test_edits_sent_together_are_one_edit_of_the_text_before() -> None:
@@ -216,3 +237,20 @@ def test_typing_inside_an_item_reads_that_item_alone(
         assert_same(current, full(role, "x.yaml", text, rules))
         if number == 1:  # an open quote: libyaml's report of the document, found in that item
             assert [p.code for p in current.problems] == ["yaml-syntax"]
+
+
+@pytest.mark.parametrize("role", ["rubric", "cases"])
+def test_what_is_under_a_cursor_right_after_a_keystroke_needs_no_analysis(rules: Rules, role: Role) -> None:
+    """Hover's view before the debounce lets the analysis run: inside the edited item (its kind
+    typed anew, in a rubric), before it and after it, every cursor finds what the analysis would."""
+    text = document(role, [0, 1, 2, 3, 4, 5, 6] if role == "rubric" else [0, 1, 2, 3])
+    current = analyse(role, "x.yaml", text, rules)
+    where = text.index("\n", text.index("kind: regex" if role == "rubric" else "  - id: b"))
+    for typed in "abc":
+        edits = [Edit(where, 0, typed)]
+        text = text[:where] + typed + text[where:]
+        where += 1
+        cursors_count = len(list(cursors(text)))
+        full = analyse(role, "x.yaml", text, rules)
+        assert assert_peeks_agree(current, edits, text, full) > cursors_count * 0.9
+        current = update(current, edits, rules, LineIndex(text))

@@ -125,6 +125,19 @@ async def test_completion_right_after_a_keystroke(client: LanguageClient) -> Non
     assert "pattern" in await completion_labels(client, doc, 5, 6)
 
 
+async def test_hover_right_after_a_keystroke_reads_the_check_as_typed(client: LanguageClient) -> None:
+    """Asked within the debounce, hover reads the edited check as it is now: its new kind's field."""
+    text = 'id: hovering\nversion: "1.0"\nchecks:\n  - id: one\n    kind: regex\n    values: [sorry]\nscoring: {combine: all_pass}\n'
+    doc = await open_document(client, "hovering.rubric.yaml", text)
+    await diagnostics(client, doc)
+    edit(client, doc, 2, (4, 10), (4, 15), "must_contain_any")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(doc), types.Position(5, 6))
+    )
+    assert hover is not None and hover.contents.value.startswith("**Values** (`values`)")  # type: ignore[union-attr]
+    assert "to look for in the response" in hover.contents.value  # type: ignore[union-attr]
+
+
 LINE_BREAKS_TO_YAML_11 = ["\u2028", "\u2029", "\x85"]
 
 

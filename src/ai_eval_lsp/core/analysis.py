@@ -263,24 +263,74 @@ def update(previous: Analysis, edits: Sequence[Edit], rules: Rules, lines: LineI
     return analyse(previous.role, previous.path, text, rules)
 
 
+@dataclass(frozen=True, slots=True)
+class Peeked:
+    """What `at_after` found under a cursor: the same as the analysis of the text would."""
+
+    at: At | None
+
+
+def at_after(
+    previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
+) -> Peeked | None:
+    """What is under a cursor in `lines.text` (`previous.text` with `edits` applied) without
+    analysing it: hover right after a keystroke, before the debounce lets the analysis run. Read
+    from the one item the edits stay inside, or from `previous` away from it; None when only the
+    analysis can tell (the edits cross items, the item does not read, or what is under the cursor
+    spans the edit)."""
+    layout = previous.layout
+    if not edits:
+        return Peeked(previous.at(line, column))
+    if layout is None or previous.tree is None:
+        return None
+    edit = merged(edits, lines.text)
+    edited = _edited_item(previous, layout, edit, lines.text)
+    if edited is None or layout.broken is not None:
+        return None
+    number, item_text, moved, delta = edited
+    read = _read_node(replace(layout, small=len(lines.text) <= yamltree.REFERENCE_LIMIT), number, item_text)
+    if not isinstance(read, tuple):
+        return None  # the document may not read at all now
+    node, first = read[0].node, layout.lines[number]
+    if line < first:  # before the item: as it was, if it ends before the edit
+        at = previous.at(line, column)
+        unchanged = at is None or all(each.end_index <= edit.start for each in _nodes_of_at(at))
+        return Peeked(at) if unchanged else None
+    # The last item of a list that ends the text may end inside its last line.
+    if line >= first + breaks(item_text) + (
+        not item_text.endswith(("\n", "\r"))
+    ):  # after it: as it was, moved, if it starts after the edit
+        at = previous.at(line - moved, column)
+        if at is None:
+            return Peeked(None)
+        if at.path[:2] == (layout.container, number) or any(
+            each.start_index < edit.start + edit.removed for each in _nodes_of_at(at)
+        ):
+            return None  # in the edited item (its end reaches the next line), or spanning the edit
+        key = moved_tree(at.key, moved, delta) if at.key is not None else None
+        return Peeked(At(at.path, moved_tree(at.node, moved, delta), key, at.on_key, at.item))
+    if not (node.line, node.column) <= (line, column) <= (node.end_line, node.end_column):
+        return None  # on its `- `, or past it: the list's, which the edit moved
+    inner = locate(node, line, column)
+    path = (layout.container, number)
+    if inner is None:
+        return Peeked(At(path, node, None, False, node.value))
+    return Peeked(At((*path, *inner.path), inner.node, inner.key, inner.on_key, node.value))
+
+
+def _nodes_of_at(at: At) -> tuple[Node, ...]:
+    return (at.node,) if at.key is None else (at.node, at.key)
+
+
 def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex) -> Analysis | None:
     """The analysis after an edit inside one item, or None when it must be read whole."""
     layout = previous.layout
     assert layout is not None
-    number = layout.find(edit.start, edit.start + edit.removed)
-    if number is None or layout.broken not in (None, number):
+    edited = _edited_item(previous, layout, edit, lines.text)
+    if edited is None:
         return None
+    number, item_text, moved, delta = edited
     text = lines.text
-    start, delta = layout.starts[number], len(edit.inserted) - edit.removed
-    item_text = text[start : layout.item_end(number) + delta]
-    last = number == len(layout.items) - 1
-    if (
-        (not item_text.endswith(("\n", "\r")) and not (last and layout.end == len(previous.text)))
-        or (item_text.startswith("\n") and text[start - 1 : start] == "\r")
-        or item_head(item_text) != layout.frame.column
-    ):
-        return None
-    moved = breaks(item_text) - breaks(previous.text[start : layout.item_end(number)])
     if moved and any(problem.span.start.line >= layout.root_end[0] for problem in layout.top_parsed):
         return None  # the parser's messages after the list may name lines (a repeated key's first)
     after = number + 1
@@ -318,11 +368,45 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
     return _assembled(previous, layout, lines)
 
 
+def _edited_item(
+    previous: Analysis, layout: Layout, edit: Edit, text: str
+) -> tuple[int, str, int, int] | None:
+    """The item an edit of `previous.text` stays inside, as `text` (after the edit) has it: its
+    number, its new text, and how many lines and characters the edit added; None when the edit
+    is not inside one item, or leaves it something other than one item in its place."""
+    number = layout.find(edit.start, edit.start + edit.removed)
+    if number is None or layout.broken not in (None, number):
+        return None
+    start, delta = layout.starts[number], len(edit.inserted) - edit.removed
+    item_text = text[start : layout.item_end(number) + delta]
+    last = number == len(layout.items) - 1
+    if (
+        (not item_text.endswith(("\n", "\r")) and not (last and layout.end == len(previous.text)))
+        or (item_text.startswith("\n") and text[start - 1 : start] == "\r")
+        or item_head(item_text) != layout.frame.column
+    ):
+        return None
+    moved = breaks(item_text) - breaks(previous.text[start : layout.item_end(number)])
+    return number, item_text, moved, delta
+
+
 def _read_item(
     layout: Layout, number: int, item_text: str, text: str, rules: Rules
 ) -> Item | Exception | None:
     """Item `number` read from its text alone: the item, libyaml's error when it rejects the
     text, or None when the text is not one item in its place."""
+    read = _read_node(layout, number, item_text)
+    if not isinstance(read, tuple):
+        return read
+    item, parsed = read
+    item.found = _found(layout.role, number, item.node, text, rules)
+    item.found.parsed = parsed
+    return item
+
+
+def _read_node(layout: Layout, number: int, item_text: str) -> tuple[Item, list[Problem]] | Exception | None:
+    """Item `number`'s tree read from its text alone, placed where the document has it (nothing
+    found in it yet), with the parser's problems; or as `_read_item` says."""
     container = layout.container
     last = number == len(layout.items) - 1
     line = layout.lines[number]
@@ -340,9 +424,7 @@ def _read_item(
     start = layout.starts[number]
     item = Item(node, line, start, Found((), (), (), None, None), (line, len(before)))
     item.place(line, start)  # the offsets of the stand-in text become the document's
-    item.found = _found(layout.role, number, node, text, rules)
-    item.found.parsed = reading.problems
-    return item
+    return item, reading.problems
 
 
 def _broken(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any
 
 from ai_eval_lsp.core.yamltree import Node
 
@@ -16,6 +17,8 @@ class At:
     node: Node
     key: Node | None
     on_key: bool
+    item: Any = None
+    """The value of the item of a top-level list it is in (a check, a case), if it is in one."""
 
 
 def _inside(node: Node, line: int, column: int) -> bool:
@@ -29,14 +32,15 @@ def locate(root: Node, line: int, column: int, item: tuple[Node, int] | None = N
     path: tuple[str | int, ...] = ()
     key: Node | None = None
     found: At | None = None
+    within: Any = None
     while True:
         if node.entries is not None:
             for name, entry in node.entries.items():
                 if _inside(entry.key, line, column):
-                    return At((*path, name), entry.value, entry.key, True)
+                    return At((*path, name), entry.value, entry.key, True, within)
                 if _inside(entry.value, line, column):
                     node, path, key = entry.value, (*path, name), entry.key
-                    found = At(path, node, key, False)
+                    found = At(path, node, key, False, within)
                     break
             else:
                 return found
@@ -50,6 +54,8 @@ def locate(root: Node, line: int, column: int, item: tuple[Node, int] | None = N
             if index < 0 or not _inside(node.items[index], line, column):
                 return found
             node, path, key = node.items[index], (*path, index), None
-            found = At(path, node, key, False)
+            if len(path) == 2:
+                within = node.value
+            found = At(path, node, key, False, within)
         else:
             return found

@@ -23,9 +23,7 @@ def hover_text(document: query.DocumentQuery, at: At) -> str | None:
             return f"{reason[0].upper()}{reason[1:]}."
         checks = ", ".join(f"`{check}`" for check in target.check_ids) or "no named checks"
         return f"**{target.label or target.id}** (`{target.id}` version {target.version})\n\n{target.path}; checks: {checks}."
-    tree = document.analysis.tree if document.analysis else None  # values only: no node moved
-    kind = query.check_kind(tree, at.path) if tree is not None else None
-    schema = query.field_schema(project, document, at.path, kind)
+    schema = query.field_schema(project, document, at.path, query.check_kind(at))
     if not schema:
         return None
     title = schema.get("title") or name
@@ -38,8 +36,8 @@ def hover_text(document: query.DocumentQuery, at: At) -> str | None:
 def register(server: AiEvalServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: AiEvalServer, params: types.HoverParams) -> types.Hover | None:
-        document = await query.current(ls, params.text_document.uri)
-        at = query.at_position(ls, document, params.position) if document is not None else None
+        found = await query.under_cursor(ls, params.text_document.uri, params.position)
+        document, at = found if found is not None else (None, None)
         if document is None or at is None:
             return None
         text = hover_text(document, at)

@@ -14,7 +14,7 @@ from weakref import WeakKeyDictionary
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.analysis import Analysis, at_after
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
@@ -126,6 +126,29 @@ async def settled(server: AiEvalServer, uri: str) -> DocumentQuery | None:
     """`settled_document`, as the request's snapshot."""
     document = await settled_document(server, uri)
     return query_of(document) if document is not None else None
+
+
+async def under_cursor(
+    server: AiEvalServer, uri: str, position: types.Position
+) -> tuple[DocumentQuery, At | None] | None:
+    """An open rubric or cases file as it is now and what is under a cursor in it: at once where
+    the edits since its analysis stay inside one check or case (`at_after`: hover right after a
+    keystroke, before the debounce lets the analysis run), else once it is analysed."""
+    document = server.session.documents.get(uri)
+    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
+    previous = snapshot.previous if snapshot is not None else None
+    if (
+        document is not None
+        and snapshot is not None
+        and previous is not None
+        and previous.role == snapshot.role
+    ):
+        line, column = from_position(server, document, position)
+        peeked = at_after(previous, snapshot.edits, snapshot.lines, line, column)
+        if peeked is not None:
+            return query_of(document), peeked.at
+    analysed = await current(server, uri)
+    return (analysed, at_position(server, analysed, position)) if analysed is not None else None
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -316,10 +339,9 @@ def field_schema(
     return validator.annotations("", path)
 
 
-def check_kind(root: Node, path: tuple[str | int, ...]) -> Any:
-    """The `kind` of the check a path leads into, if it does."""
-    check = root.at(path[:2]) if in_check(path) else None
-    return check.value.get("kind") if check is not None and isinstance(check.value, dict) else None
+def check_kind(at: At) -> Any:
+    """The `kind` of the check a cursor is in, if it is in one."""
+    return at.item.get("kind") if in_check(at.path) and isinstance(at.item, dict) else None
 
 
 # --- rubrics and cases files ---------------------------------------------------------------------
