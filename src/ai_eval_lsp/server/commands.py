@@ -60,7 +60,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         document = await query.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
-        folder = server.folders.home_of(path, server.settings)
+        folder = server.folders.home_of(path, server.session.settings)
         if await query.whole_folder(server, folder):
             break
     project = _project(folder)

@@ -18,7 +18,7 @@ def register(server: AiEvalServer) -> None:
             ls.scheduler.forget(item.uri)
             ls.session.close(item.uri)
         path = path_of(item.uri)
-        folder = ls.folders.home_of(path.resolve() if path else None, ls.settings)
+        folder = ls.folders.home_of(path.resolve() if path else None, ls.session.settings)
         document = ls.session.open(item.uri, item.text, item.version, folder)
         ls.folders.announce(document)
         ls.scheduler.start(item.uri)

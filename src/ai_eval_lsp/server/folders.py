@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from lsprotocol import types
 
@@ -24,11 +24,9 @@ from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, projec
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.progress import Progress
+from ai_eval_lsp.server.progress import Progress, Reporting
+from ai_eval_lsp.server.scheduler import Scheduler
 from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder, path_of, uri_of
-
-if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""
@@ -43,8 +41,21 @@ PROJECT_FILES = ("ai-eval.toml", "pyproject.toml", "core.extension.yml", "settin
 DRUPAL_SUFFIXES = (".services.yml", ".info.yml")
 
 
+class Host(Reporting, Protocol):
+    """What the folders need of the language server (`server.AiEvalServer`)."""
+
+    @property
+    def scheduler(self) -> Scheduler: ...
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+    def publish(self, documents: Iterable[OpenDocument], always: bool = False) -> None: ...
+    def clear(self, uri: str) -> None: ...
+    def notify(self, method: str, params: Any) -> None: ...
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None: ...
+    def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+
 class Folders:
-    def __init__(self, server: AiEvalServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.session = server.session
         self.reloads: dict[Folder, asyncio.TimerHandle] = {}
@@ -159,7 +170,7 @@ class Folders:
     def rehome(self) -> None:
         """Each open document moves to the folder it belongs to now."""
         for document in list(self.session.documents.values()):
-            home = self.home_of(document.path, self.server.settings)
+            home = self.home_of(document.path, self.session.settings)
             if home is not document.folder:
                 self.server.scheduler.forget(document.uri)
                 self.session.close(document.uri)
@@ -306,7 +317,7 @@ class Folders:
 
     def announce(self, document: OpenDocument, force: bool = False) -> None:
         """Tell the client whether a document is a rubric or cases file (SPEC section 2)."""
-        self.server.protocol.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
+        self.server.notify(names.DOCUMENT_ROLE, {"uri": document.uri, "role": document.role})
         if document.role is None and force:
             self.server.clear(document.uri)
 

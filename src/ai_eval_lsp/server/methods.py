@@ -2,7 +2,8 @@
 before touching server state (ruff's server keeps the same split). A `mutates` handler runs on the
 event loop and changes the session through its methods only; a `reads` handler reads the document
 and index as they are when it runs (awaiting the current analysis first) and changes nothing but
-what the client was last sent (`Session.sent`), and, for runs, the results store off the loop.
+what the client was last sent (`Session.sent`) and, for runs, the work under way the client may
+cancel (`Session.request_began`, `progress_began`) and the results store off the loop.
 A test checks that every registered handler is in this table."""
 
 from __future__ import annotations

@@ -7,21 +7,32 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lsprotocol import types
+from pygls.progress import Progress as ProgressSender
 
-if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.session import Session
 
 INTERVAL = 0.2
 """Progress messages are throttled to this many seconds apart: a 2,000-case run sends ~10, not 2,000."""
 
 
+class Reporting(Protocol):
+    """What progress needs of the language server (`server.AiEvalServer`)."""
+
+    @property
+    def session(self) -> Session: ...
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities: ...
+    @property
+    def work_done_progress(self) -> ProgressSender: ...
+
+
 class Progress:
     def __init__(
         self,
-        server: AiEvalServer,
+        server: Reporting,
         title: str,
         token: types.ProgressToken | None = None,
         on_cancel: Callable[[], object] | None = None,
@@ -48,7 +59,7 @@ class Progress:
             except Exception:
                 self.token = None
                 return
-        self.server.progress_of[token] = self
+        self.server.session.progress_began(token, self)
         self.server.work_done_progress.begin(
             token, types.WorkDoneProgressBegin(self.title, cancellable=cancellable, percentage=0)
         )
@@ -75,6 +86,6 @@ class Progress:
 
     def end(self, message: str) -> None:
         if self.token is not None:
-            self.server.progress_of.pop(self.token, None)
+            self.server.session.progress_ended(self.token)
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
             self.token = None

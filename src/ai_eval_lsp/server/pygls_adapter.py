@@ -93,7 +93,7 @@ class AiEvalProtocol(LanguageServerProtocol):
     def _cancel(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
         """A run asked to stop once its row is stored is complete: it refuses the cancel and is
         answered with its result (and announced), never -32800 after the fact."""
-        cancellation = self._server.cancellations.get(msg_id)  # type: ignore[attr-defined]
+        cancellation = self._server.session.requests.get(msg_id)  # type: ignore[attr-defined]
         if cancellation is None or cancellation.cancel():
             future.cancel()
 

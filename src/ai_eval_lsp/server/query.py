@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from lsprotocol import types
@@ -18,20 +18,31 @@ from ai_eval_lsp.core.analysis import Analysis, at_after
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.text import LineIndex, units
+from ai_eval_lsp.core.text import Encoding, LineIndex, units
 from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.session import Folder, OpenDocument, path_of, uri_of
-
-if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
-
+from ai_eval_lsp.server.folders import Folders
+from ai_eval_lsp.server.scheduler import Scheduler
+from ai_eval_lsp.server.session import Folder, OpenDocument, Session, path_of, uri_of
 
 LOAD_WAIT = 60.0
 """How long a request waits for the workspace's projects to load before it says what is loading."""
+
+
+class Server(Protocol):
+    """What the read layer needs of the language server (`server.AiEvalServer`)."""
+
+    @property
+    def session(self) -> Session: ...
+    @property
+    def scheduler(self) -> Scheduler: ...
+    @property
+    def folders(self) -> Folders: ...
+    @property
+    def encoding(self) -> Encoding: ...
 
 
 class NotApplicable(JsonRpcInvalidParams):
@@ -82,7 +93,7 @@ def query_of(document: OpenDocument) -> DocumentQuery:
     )
 
 
-async def current_document(server: AiEvalServer, uri: str) -> OpenDocument | None:
+async def current_document(server: Server, uri: str) -> OpenDocument | None:
     """An open rubric or cases file with the analysis of its text as it is now; None otherwise."""
     document = await server.scheduler.current(uri)
     if document is None or document.role is None or document.analysis is None:
@@ -90,20 +101,20 @@ async def current_document(server: AiEvalServer, uri: str) -> OpenDocument | Non
     return document
 
 
-async def current(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+async def current(server: Server, uri: str) -> DocumentQuery | None:
     """`current_document`, as the request's snapshot."""
     document = await current_document(server, uri)
     return query_of(document) if document is not None else None
 
 
-def now(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+def now(server: Server, uri: str) -> DocumentQuery | None:
     """An open document as it is now, with whatever analysis it last had (completion's view: it
     never waits for a check)."""
     document = server.session.documents.get(uri)
     return query_of(document) if document is not None else None
 
 
-async def whole_folder(server: AiEvalServer, folder: Folder) -> bool:
+async def whole_folder(server: Server, folder: Folder) -> bool:
     """Wait until the folder is indexed and every open document of it is analysed as it is now:
     what a request that edits, runs or lists places in other files needs. False when the folder
     was removed meanwhile (its documents moved to another)."""
@@ -113,7 +124,7 @@ async def whole_folder(server: AiEvalServer, folder: Folder) -> bool:
     return server.session.holds(folder)
 
 
-async def settled_document(server: AiEvalServer, uri: str) -> OpenDocument | None:
+async def settled_document(server: Server, uri: str) -> OpenDocument | None:
     """`current_document`, once the document's whole folder is too (`whole_folder`); a document
     whose folder is removed meanwhile is settled in the folder it moved to."""
     while (document := await current_document(server, uri)) is not None:
@@ -122,14 +133,14 @@ async def settled_document(server: AiEvalServer, uri: str) -> OpenDocument | Non
     return None
 
 
-async def settled(server: AiEvalServer, uri: str) -> DocumentQuery | None:
+async def settled(server: Server, uri: str) -> DocumentQuery | None:
     """`settled_document`, as the request's snapshot."""
     document = await settled_document(server, uri)
     return query_of(document) if document is not None else None
 
 
 async def under_cursor(
-    server: AiEvalServer, uri: str, position: types.Position
+    server: Server, uri: str, position: types.Position
 ) -> tuple[DocumentQuery, At | None] | None:
     """An open rubric or cases file as it is now and what is under a cursor in it: at once where
     the edits since its analysis stay inside one check or case (`at_after`: hover right after a
@@ -160,7 +171,7 @@ def project_of(document: DocumentQuery) -> Project:
 # --- positions -----------------------------------------------------------------------------------
 
 
-def to_range(server: AiEvalServer, document: OpenDocument | DocumentQuery, span: Span) -> types.Range:
+def to_range(server: Server, document: OpenDocument | DocumentQuery, span: Span) -> types.Range:
     """A span of an open document as an LSP range in the client's encoding."""
     lines, encoding = document.lines, server.encoding
     start = lines.to_client(span.start.line, span.start.column, encoding)
@@ -169,22 +180,20 @@ def to_range(server: AiEvalServer, document: OpenDocument | DocumentQuery, span:
 
 
 def from_position(
-    server: AiEvalServer, document: OpenDocument | DocumentQuery, position: types.Position
+    server: Server, document: OpenDocument | DocumentQuery, position: types.Position
 ) -> tuple[int, int]:
     """An LSP position as (line, code-point column) of the document."""
     return document.lines.from_client(position.line, position.character, server.encoding)
 
 
-def at_position(server: AiEvalServer, document: DocumentQuery, position: types.Position) -> At | None:
+def at_position(server: Server, document: DocumentQuery, position: types.Position) -> At | None:
     """The key or value under the cursor."""
     if document.analysis is None:
         return None
     return document.analysis.at(*from_position(server, document, position))
 
 
-def location(
-    server: AiEvalServer, root: Path, index: WorkspaceIndex, relative: str, span: Span
-) -> types.Location:
+def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, span: Span) -> types.Location:
     """A place in any file of a project folder (its `root` and `index`): an open document's own
     text, else the file's summary."""
     path = root / relative
@@ -218,7 +227,7 @@ one item keeps the very problem objects of the other items, on lines that did no
 nor after a keystroke that broke the YAML for a moment and the next that mended it."""
 
 
-def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diagnostic]:
+def diagnostics(server: Server, document: OpenDocument) -> list[types.Diagnostic]:
     """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
     last, before = _CONVERTED.get(document, ({}, {}))
     converted: Converted = {}
@@ -233,7 +242,7 @@ def diagnostics(server: AiEvalServer, document: OpenDocument) -> list[types.Diag
     return found
 
 
-def diagnostic(server: AiEvalServer, document: OpenDocument, problem: Problem) -> types.Diagnostic:
+def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> types.Diagnostic:
     related = [
         types.DiagnosticRelatedInformation(
             location(server, document.folder.root, document.folder.index, other.path, other.span),
@@ -400,7 +409,7 @@ def mentions(index: WorkspaceIndex, target: RubricSummary) -> list[Mention]:
 
 
 def rubric_named_at(
-    server: AiEvalServer, document: DocumentQuery, position: types.Position
+    server: Server, document: DocumentQuery, position: types.Position
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
     at = at_position(server, document, position)
@@ -422,7 +431,7 @@ def results_of(project: Project | None) -> ResultStore:
     return ResultStore(project.results_database)
 
 
-async def loaded(server: AiEvalServer) -> list[Folder]:
+async def loaded(server: Server) -> list[Folder]:
     """Every project folder once loaded and, if walked, indexed (those a walk finds meanwhile
     too): waits up to `LOAD_WAIT` seconds, then says what is still loading."""
     deadline = asyncio.get_running_loop().time() + LOAD_WAIT
@@ -442,13 +451,13 @@ async def loaded(server: AiEvalServer) -> list[Folder]:
     return [folder for folder in server.session.folders.values() if folder.project is not None]
 
 
-async def folder_of_target(server: AiEvalServer, target: str | None, uri: str | None) -> Folder:
+async def folder_of_target(server: Server, target: str | None, uri: str | None) -> Folder:
     """The project folder whose results a history or diff reads: the one whose index has the
     rubric `target` (the one holding `uri` first, when several do), else the one holding `uri`,
     else the first; once every folder is loaded."""
     folders = await loaded(server)
     path = path_of(uri) if isinstance(uri, str) else None
-    home = server.folders.home_of(path.resolve(), server.settings) if path is not None else None
+    home = server.folders.home_of(path.resolve(), server.session.settings) if path is not None else None
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
     holding.sort(key=lambda folder: folder is not home)
     if holding:

@@ -50,7 +50,7 @@ async def cancellable(server: AiEvalServer, cancellation: Cancellation, work: Ca
     honour (a run whose row is stored) is refused: the request is then answered with its result."""
     request = server.protocol.msg_id
     if request is not None:
-        server.cancellations[request] = cancellation
+        server.session.request_began(request, cancellation)
     future = asyncio.get_running_loop().run_in_executor(None, work)
     try:
         return await asyncio.shield(future)
@@ -62,7 +62,7 @@ async def cancellable(server: AiEvalServer, cancellation: Cancellation, work: Ca
         raise JsonRpcRequestCancelled("cancelled; nothing was stored") from None
     finally:
         if request is not None:
-            server.cancellations.pop(request, None)
+            server.session.request_ended(request)
 
 
 def verdicts_of(result: RunResult) -> dict[str, Any]:

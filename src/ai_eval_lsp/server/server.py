@@ -15,11 +15,8 @@ from pygls.lsp.server import LanguageServer
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.text import Encoding
-from ai_eval_lsp.disk.settings import Settings
-from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
-from ai_eval_lsp.server.progress import Progress
 from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, serve_stdio
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.scheduler import Scheduler
@@ -40,16 +37,8 @@ class AiEvalServer(LanguageServer):
         self.session = Session()
         self.scheduler = Scheduler(self.session, self.committed)
         self.background: set[asyncio.Task[Any]] = set()
-        self.progress_of: dict[types.ProgressToken, Progress] = {}
-        """The progress under way, by token, so the client can cancel it."""
         self.folders = Folders(self)
-        self.settings = Settings()
-        """The client's settings outside any folder (and until a folder has its own)."""
-        self.initial_problems: list[str] = []
-        self.settings_problems_shown: set[str] = set()
         self._refresh: asyncio.TimerHandle | None = None
-        self.cancellations: dict[Any, Cancellation] = {}
-        """The cancellable work under way, by the id of the request that started it."""
 
     @property
     def encoding(self) -> Encoding:
@@ -67,6 +56,10 @@ class AiEvalServer(LanguageServer):
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))
+
+    def notify(self, method: str, params: Any) -> None:
+        """Send one of our own notifications (`names`)."""
+        self.protocol.notify(method, params)
 
     def spawn(self, work: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping it alive and its failure logged."""

@@ -2,10 +2,11 @@
 their files belong to (each a project folder: a project and an index of its files), and the open
 documents (their text, as the editor has it, and their last analysis).
 
-Only the event loop changes the session, and only through its methods: the folders' lifecycle
-(`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`, `configure`, `set_project`,
-`mark_indexed`), what the client was sent (`sent`, for pushed and pulled diagnostics alike), and
-the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
+Only the event loop changes the session, and only through its methods: the client's settings
+and the work it may cancel (`configure_client`, `progress_began`, `request_began`, ...), the
+folders' lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`,
+`configure`, `set_project`, `mark_indexed`), what the client was sent (`sent`, for pushed and
+pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
 immutable, and hands back a value that the loop commits through `Session.commit` / `commit_disk`,
 the one path that updates the indexes and says which documents' diagnostics may have changed.
 """
@@ -27,6 +28,7 @@ from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceInde
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.run import Cancellation
 
 
 def path_of(uri: str) -> Path | None:
@@ -166,6 +168,39 @@ class Session:
         self.documents: dict[str, OpenDocument] = {}
         self.save_rounds: set[Cancellable] = set()
         """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
+        self.settings = Settings()
+        """The client's settings outside any folder (and until a folder has its own)."""
+        self.settings_problems: Sequence[str] = ()
+        """What is wrong in the settings the client started with, to tell once it is initialized."""
+        self.settings_told: set[str] = set()
+        """The problems of the client's settings the user was shown (each is shown once)."""
+        self.progress: dict[int | str, Cancellable] = {}
+        """The progress under way, by token, so the client can cancel it."""
+        self.requests: dict[object, Cancellation] = {}
+        """The cancellable work under way, by the id of the request that started it."""
+
+    # --- the client -----------------------------------------------------------------------------
+
+    def configure_client(self, settings: Settings, problems: Sequence[str] = ()) -> None:
+        self.settings, self.settings_problems = settings, problems
+
+    def tell_settings_problem(self, message: str) -> bool:
+        """Whether a problem of the client's settings is to be shown: the first time only."""
+        told = message in self.settings_told
+        self.settings_told.add(message)
+        return not told
+
+    def progress_began(self, token: int | str, progress: Cancellable) -> None:
+        self.progress[token] = progress
+
+    def progress_ended(self, token: int | str) -> None:
+        self.progress.pop(token, None)
+
+    def request_began(self, request: object, cancellation: Cancellation) -> None:
+        self.requests[request] = cancellation
+
+    def request_ended(self, request: object) -> None:
+        self.requests.pop(request, None)
 
     # --- folders --------------------------------------------------------------------------------
 

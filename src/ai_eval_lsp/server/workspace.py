@@ -5,6 +5,7 @@ watched files change, and the client may cancel the progress it is shown."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from lsprotocol import types
@@ -31,28 +32,27 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
     """The client's `aiEval` settings for a folder (or globally); what it cannot say is defaulted."""
     workspace = server.client_capabilities.workspace
     if not (workspace and workspace.configuration):
-        return server.settings
+        return server.session.settings
     try:
         values = await server.workspace_configuration_async(
             types.ConfigurationParams([types.ConfigurationItem(scope_uri=scope, section=SECTION)])
         )
     except Exception as err:
         server.log(f"could not read the {SECTION} settings: {err}", types.MessageType.Warning)
-        return server.settings
+        return server.session.settings
     raw = values[0] if values and isinstance(values[0], dict) else {}
     settings, problems = Settings.from_mapping(raw)
     tell_settings_problems(server, problems)
     return settings
 
 
-def tell_settings_problems(server: AiEvalServer, problems: list[str]) -> None:
+def tell_settings_problems(server: AiEvalServer, problems: Sequence[str]) -> None:
     """Log every settings problem, and show each once a session: a mistyped key read as nothing
     is worth a message the user sees, not only a line in a log."""
     for problem in problems:
         message = f"{SECTION} settings: {problem}"
         server.log(message, types.MessageType.Warning)
-        if message not in server.settings_problems_shown:
-            server.settings_problems_shown.add(message)
+        if server.session.tell_settings_problem(message):
             server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
@@ -61,7 +61,7 @@ async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None
     settings already asked for), then load each project folder that takes them (again, if they
     changed)."""
     uri = scope.uri if scope is not None else None
-    settings = await fetch_settings(server, uri) if scope is not None else server.settings
+    settings = await fetch_settings(server, uri) if scope is not None else server.session.settings
     if scope is not None:
         server.session.configure_workspace_folder(scope, settings)
     folders = [folder for folder in list(server.session.folders.values()) if folder.scope == uri]
@@ -69,7 +69,7 @@ async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None
 
 
 async def configure_all(server: AiEvalServer) -> None:
-    server.settings = await fetch_settings(server, None)
+    server.session.configure_client(await fetch_settings(server, None))
     scopes = [None, *server.session.workspace.values()]
     await asyncio.gather(*(configure(server, scope) for scope in scopes))
 
@@ -86,14 +86,14 @@ def register(server: AiEvalServer) -> None:
     def initialize(ls: AiEvalServer, params: types.InitializeParams) -> None:
         options: Any = params.initialization_options
         raw = options.get(SECTION, {}) if isinstance(options, dict) else {}
-        ls.settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
-        ls.initial_problems = problems
+        settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
+        ls.session.configure_client(settings, problems)
         for folder in _folders(params):
-            ls.folders.add(folder.uri, ls.settings)
+            ls.folders.add(folder.uri, settings)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
-        tell_settings_problems(ls, ls.initial_problems)
+        tell_settings_problems(ls, ls.session.settings_problems)
         # Watch first: files that change while the folders are walked are read once they are.
         watched = (
             ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
@@ -116,14 +116,16 @@ def register(server: AiEvalServer) -> None:
         pushed = params.settings.get(SECTION) if isinstance(params.settings, dict) else None
         workspace = ls.client_capabilities.workspace
         if isinstance(pushed, dict) and not (workspace and workspace.configuration):
-            ls.settings, _ = Settings.from_mapping(pushed)  # a client that cannot be asked tells
+            ls.session.configure_client(
+                Settings.from_mapping(pushed)[0]
+            )  # a client that cannot be asked tells
         await configure_all(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders_changed(ls: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for removed in params.event.removed:
             ls.folders.remove(removed.uri)
-        added = [ls.folders.add(folder.uri, ls.settings) for folder in params.event.added]
+        added = [ls.folders.add(folder.uri, ls.session.settings) for folder in params.event.added]
         await asyncio.gather(*(configure(ls, folder) for folder in added if folder is not None))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -133,6 +135,6 @@ def register(server: AiEvalServer) -> None:
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancelled(ls: AiEvalServer, params: types.WorkDoneProgressCancelParams) -> None:
-        progress = ls.progress_of.get(params.token)
+        progress = ls.session.progress.get(params.token)
         if progress is not None:
             progress.cancel()
