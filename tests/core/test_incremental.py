@@ -105,7 +105,14 @@ def under_cursors(text: str, located: Any) -> list[tuple[Any, ...] | None]:
 def described(at: Any) -> tuple[Any, ...] | None:
     if at is None:
         return None
-    return at.path, at.on_key, at.node.span, at.key.span if at.key else None, repr(at.node.value), repr(at.item)
+    return (
+        at.path,
+        at.on_key,
+        at.node.span,
+        at.key.span if at.key else None,
+        repr(at.node.value),
+        repr(at.item),
+    )
 
 
 def full_at(full: Analysis) -> Any:
