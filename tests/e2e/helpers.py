@@ -240,3 +240,13 @@ async def completion_labels(client: LanguageClient, uri: str, line: int, charact
     )
     items = result.items if isinstance(result, types.CompletionList) else result or []
     return [item.label for item in items]
+
+
+async def hover_text(client: LanguageClient, uri: str, line: int, character: int) -> str:
+    """The hover's markdown at a position; empty when there is none."""
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, character))
+    )
+    return (
+        hover.contents.value if hover is not None and isinstance(hover.contents, types.MarkupContent) else ""
+    )

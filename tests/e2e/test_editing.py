@@ -20,6 +20,7 @@ from e2e.helpers import (
     diagnostics,
     diagnostics_until,
     edit,
+    hover_text,
     open_document,
     pulls,
     start,
@@ -107,10 +108,7 @@ async def test_a_request_right_after_an_edit_sees_the_edit(client: LanguageClien
     doc = await open_document(client, "fresh.rubric.yaml", text)
     await diagnostics(client, doc)
     edit(client, doc, 2, (3, 0), (3, 0), "  - {id: two, kind: regex, pattern: x}\n")
-    hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(doc), types.Position(3, 31))
-    )
-    assert hover is not None and "**Pattern**" in hover.contents.value  # type: ignore[union-attr]
+    assert "**Pattern**" in await hover_text(client, doc, 3, 31)
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(types.TextDocumentIdentifier(doc))
     )
@@ -131,11 +129,8 @@ async def test_hover_right_after_a_keystroke_reads_the_check_as_typed(client: La
     doc = await open_document(client, "hovering.rubric.yaml", text)
     await diagnostics(client, doc)
     edit(client, doc, 2, (4, 10), (4, 15), "must_contain_any")
-    hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(doc), types.Position(5, 6))
-    )
-    assert hover is not None and hover.contents.value.startswith("**Values** (`values`)")  # type: ignore[union-attr]
-    assert "to look for in the response" in hover.contents.value  # type: ignore[union-attr]
+    hover = await hover_text(client, doc, 5, 6)
+    assert hover.startswith("**Values** (`values`)") and "to look for in the response" in hover
 
 
 LINE_BREAKS_TO_YAML_11 = ["\u2028", "\u2029", "\x85"]
