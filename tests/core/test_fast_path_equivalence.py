@@ -61,7 +61,8 @@ def _count_reference_validation() -> Any:
 
 def libyaml_defers(text: str) -> bool:
     """Whether libyaml itself rejects the document, or reads a key only the reference parser may
-    decide (a collection or an alias): the only texts the fast path reads with ruamel.yaml."""
+    decide (a collection or an alias), or a pair in a flow list: the only texts the fast path
+    reads with ruamel.yaml."""
     keys: list[bool] = []  # per open collection: True when a mapping's next node is a key
     try:
         for event in yaml.parse(text, Loader=yaml.CSafeLoader):
@@ -73,6 +74,12 @@ def libyaml_defers(text: str) -> bool:
                 continue
             if at_key and isinstance(event, yaml.CollectionStartEvent | yaml.AliasEvent):
                 return True
+            if (
+                isinstance(event, yaml.MappingStartEvent)
+                and event.flow_style
+                and text[event.start_mark.index] != "{"
+            ):
+                return True  # a pair in a flow list
             if isinstance(event, yaml.MappingStartEvent):
                 keys.append(True)
             elif isinstance(event, yaml.SequenceStartEvent):
@@ -241,6 +248,15 @@ def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
     insert = data.draw(st.sampled_from(DAMAGE))
     cut = data.draw(st.integers(0, 5))
     assert_equivalent(text[:at] + insert + text[at + cut :], _PATHS[0], "damaged")
+
+
+@pytest.mark.parametrize("values", ["[sorry, '':]", "['sorry':x]", '["a":]', "[a: b]", "['a' : ]"])
+def test_a_pair_in_a_flow_list_agrees(values: str) -> None:
+    """libyaml reads a quoted key right before `:` in a flow list (`['a':b]`) where ruamel.yaml
+    finds the list never closed (the hypothesis test found it): pairs in flow lists are the
+    reference parser's to decide."""
+    text = f'id: tone\nversion: "1.0"\nchecks:\n- kind: must_contain_any\n  values: {values}\nscoring: {{combine: all_pass}}\n'
+    assert_equivalent(text, _PATHS[0])
 
 
 @pytest.mark.parametrize("weights", ["{polite: 0, 0}", "{polite: 0.0, tone: 0.0, 0}", "{0: x}"])

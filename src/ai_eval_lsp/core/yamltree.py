@@ -466,6 +466,12 @@ class _Composer:
         )
 
     def start_mapping(self, event: Any) -> None:
+        if (
+            self.defer_odd_keys
+            and event.flow_style
+            and self.text[event.start_mark.index : event.start_mark.index + 1] != "{"
+        ):
+            raise _ReferenceDecides  # a pair in a flow list (`[a: b]`): ruamel.yaml reads some differently
         node = self.start_collection(event, {})
         if node is not None:
             node.entries = {}
