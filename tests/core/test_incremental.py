@@ -19,6 +19,7 @@ from ai_eval_lsp.core import analysis as analysis_module
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, merged, update
 from ai_eval_lsp.core.cursor import locate
+from ai_eval_lsp.core.items import breaks
 from ai_eval_lsp.core.text import LineIndex, split_lines
 from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.core.yamltree import Node
@@ -45,6 +46,10 @@ PIECES = (
     "pattern: '('", "values: [", "description: |\n      text\n", "\n    weight: 2", "---\n", "?",
     "\n    id: again", "!foo ", '\n    "": 1', "\n    kind: regex",
 )  # fmt: skip
+
+
+TYPED = (*"xé😀 :#\"'[]{}-,!&*", "", "ab", "\t")
+"""Keystrokes that break no line: a character, a deletion, a short paste."""
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +215,34 @@ def assert_peeks_agree(previous: Analysis, edits: list[Edit], text: str, full: A
     return len(answered)
 
 
+@pytest.mark.parametrize("role", ["rubric", "cases"])
+@settings(
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    items=st.lists(st.integers(0, 20), min_size=1, max_size=7),
+    keys=st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 2), st.sampled_from(TYPED)), min_size=1, max_size=30
+    ),
+)
+def test_typing_within_lines_gives_what_a_full_analysis_gives(
+    rules: Rules, role: Role, items: list[int], keys: list[tuple[float, int, str]]
+) -> None:
+    """Keystrokes that add or remove no line, as most do (where the problems and the summary are
+    carried over from the analysis before, with the edited item's own replaced)."""
+    text = document(role, items)
+    current = analyse(role, "x.yaml", text, rules)
+    steps = [(where, False, removed, typed, False) for where, removed, typed in keys]
+    for new_text, edits in edits_of(text, steps):
+        if breaks(new_text) != breaks(current.text):
+            current = analyse(role, "x.yaml", new_text, rules)  # a removed line break
+            continue
+        current = update(current, edits, rules, LineIndex(new_text))
+        assert_same(current, analyse(role, "x.yaml", new_text, rules))
+
+
 def test_edits_sent_together_are_one_edit_of_the_text_before() -> None:
     text = "abcdefgh"
     edits = [Edit(2, 1, "XY"), Edit(0, 1, ""), Edit(6, 0, "!")]
@@ -261,3 +294,28 @@ def test_what_is_under_a_cursor_right_after_a_keystroke_needs_no_analysis(rules:
         full = analyse(role, "x.yaml", text, rules)
         assert assert_peeks_agree(current, edits, text, full) > cursors_count * 0.9
         current = update(current, edits, rules, LineIndex(text))
+
+
+@pytest.mark.parametrize("role", ["rubric", "cases"])
+def test_typing_a_word_in_one_item_checks_no_other(
+    rules: Rules, monkeypatch: pytest.MonkeyPatch, role: Role
+) -> None:
+    """A keystroke inside a value, which changes nothing other items or the summary read of it,
+    carries over the rules across items and the summary: they are not computed again."""
+    text = document(role, [0, 1, 2, 3, 4, 5, 6] if role == "rubric" else [0, 1, 2, 3])
+    current = analyse(role, "x.yaml", text, rules)
+    where = text.index("Tone 😀" if role == "rubric" else "plain 😀") + 4
+    expected = []
+    for typed in "abc":
+        text = text[:where] + typed + text[where:]
+        expected.append((text, [Edit(where, 0, typed)], analyse(role, "x.yaml", text, rules)))
+        where += 1
+
+    def across_items(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the rules across items were applied again")
+
+    monkeypatch.setattr(analysis_module, "rubric_lints", across_items)
+    monkeypatch.setattr(analysis_module, "lint_cases", across_items)
+    for new_text, edits, full in expected:
+        current = update(current, edits, rules, LineIndex(new_text))
+        assert_same(current, full)

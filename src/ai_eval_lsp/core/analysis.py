@@ -348,6 +348,7 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
     if item is None:
         return None
     items = list(layout.items)
+    before = items[number].found_at(layout.lines[number])
     items[number] = item
     for other in layout.numbered:  # their messages name lines: read again where they are now
         if other != number and layout.lines[other] != items[other].line:
@@ -365,7 +366,9 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
         if item.numbered or number in layout.numbered
         else layout.numbered,
     )
-    return _assembled(previous, layout, lines)
+    unmoved = not moved and previous.layout is not None and previous.layout.broken is None
+    was = (before, _lines_of(lines, edit.start, edit.start + len(edit.inserted))) if unmoved else None
+    return _assembled(previous, layout, lines, was)
 
 
 def _edited_item(
@@ -447,8 +450,14 @@ def _broken(
     )
 
 
-def _assembled(previous: Analysis, layout: Layout, lines: LineIndex) -> Analysis:
-    """The analysis of the layout's items put together with the top level around them."""
+def _assembled(
+    previous: Analysis,
+    layout: Layout,
+    lines: LineIndex,
+    edited: tuple[Found, tuple[int, int]] | None = None,
+) -> Analysis:
+    """The analysis of the layout's items put together with the top level around them. `edited`:
+    what the edited item held before an edit that moved no line, and the lines the edit is on."""
     root = _root(layout, lines)
     end_line, _ = layout.root_end
     shift = layout.end_line - end_line
@@ -461,10 +470,45 @@ def _assembled(previous: Analysis, layout: Layout, lines: LineIndex) -> Analysis
         top_parsed=top_parsed,
         top_schema=top_schema,
     )
+    spliced = _spliced(previous, layout, *edited) if edited is not None else None
+    if spliced is not None:
+        return Analysis(layout.role, previous.path, lines.text, root, previous.summary, spliced, layout)
     found = list(layout.found())
     problems = top_parsed + flatten(item.parsed for item in found) + top_schema
     summary = _assemble(layout.role, previous.path, root, found, lines, problems, ())
     return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
+
+
+def _spliced(
+    previous: Analysis, layout: Layout, before: Found, edit_lines: tuple[int, int]
+) -> list[Problem] | None:
+    """The problems after an edit that moved no line and left what the summary and the rules
+    across items take from the edited item (its id and facts) as they were: the previous
+    problems with the item's own replaced. None when that cannot be told so: a problem or the
+    summary places something on the edited lines, whose columns the edit may have moved."""
+    number = bisect_right(layout.lines, edit_lines[0]) - 1
+    after = layout.items[number].found
+    if (after.check_id, after.facts) != (before.check_id, before.facts):
+        return None
+    first, last = edit_lines
+    if any(first <= line <= last for line in previous.summary.lines):
+        return None
+    own = {id(problem) for part in (before.parsed, before.schema, before.lints) for problem in part}
+    kept = [problem for problem in previous.problems if id(problem) not in own]
+    if len(kept) != len(previous.problems) - len(own):
+        return None  # the previous problems are not those of this item's reading
+    for problem in kept:
+        for span in (problem.span, *(related.span for related in problem.related)):
+            if first <= span.start.line <= last or first <= span.end.line <= last:
+                return None
+    kept += [*after.parsed, *after.schema, *after.lints]
+    kept.sort(key=Problem.sort_key)
+    return kept
+
+
+def _lines_of(lines: LineIndex, start: int, end: int) -> tuple[int, int]:
+    """The first and last line of a range of offsets."""
+    return bisect_right(lines.starts, start) - 1, bisect_right(lines.starts, end) - 1
 
 
 def _moved_after(problems: list[Problem], line: int, lines: int) -> list[Problem]:
