@@ -83,6 +83,7 @@ from ai_eval_lsp.drupal.codebase import PhpExecutor
 from ai_eval_lsp.hosts.process import (
     CallError,
     Closed,
+    Closing,
     Exited,
     Garbled,
     Host,
@@ -192,7 +193,7 @@ def _loader() -> str:
     )
 
 
-class PhpWorker:
+class PhpWorker(Closing):
     """A PHP process that runs a Drupal codebase's check executors, started at the first call.
 
     `project_root` is the Drupal project folder: the worker's working directory, and the folder
@@ -225,12 +226,6 @@ class PhpWorker:
         self._closed = False
         self._host = Host(self._start, serve=self._serve, allow_nan=False)
         self.php_version: str | None = None
-
-    def __enter__(self) -> PhpWorker:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     @property
     def pid(self) -> int | None:

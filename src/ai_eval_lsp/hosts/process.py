@@ -33,7 +33,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Self
 
 _LOG = logging.getLogger(__name__)
 
@@ -82,7 +82,20 @@ Serve = Callable[[str, Any], Any]
 """The parent's answer to a request of the child (`method`, `params`): a result, or it raises."""
 
 
-class Host:
+class Closing:
+    """Closed by `with`, as each owner of a child process is."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Host(Closing):
     """One child process serving calls, by the rules of this module. `start` makes a started
     `Process` (its greeting and setup done); `serve` answers the child's own requests."""
 
@@ -166,12 +179,6 @@ class Host:
                 process.stop()
         finally:
             self._lock.release()
-
-    def __enter__(self) -> Host:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def _started(self) -> Process:
         if self._closed:

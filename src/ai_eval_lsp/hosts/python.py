@@ -20,6 +20,7 @@ from ai_eval_lsp.core.api import CheckOutcome, Services
 from ai_eval_lsp.core.schema import Origin
 from ai_eval_lsp.hosts.process import (
     CallError,
+    Closing,
     Exited,
     Garbled,
     Host,
@@ -89,7 +90,7 @@ def _construct(cls: type, services: Services) -> Any:
     return cls()
 
 
-class PluginHost:
+class PluginHost(Closing):
     """The Python plugins' executors of one run, in one child process (`hosts.process.Host`)."""
 
     def __init__(self, timeout: float) -> None:
@@ -97,12 +98,6 @@ class PluginHost:
         self._host = Host(lambda: start_child("ai_eval_lsp.hosts.python"))
         self._loaded: set[tuple[str, str]] = set()
         self._child: Process | None = None
-
-    def __enter__(self) -> PluginHost:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     @property
     def pid(self) -> int | None:
