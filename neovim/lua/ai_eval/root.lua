@@ -26,18 +26,37 @@ end
 
 -- Whether pyproject.toml has a `tool.ai-eval` table, as Python's tomllib would read it: a
 -- `[tool.ai-eval]` header (or a sub-table, or the quoted `"ai-eval"`), an `ai-eval` key (dotted or
--- inline) in the `[tool]` table, or a top-level `tool.ai-eval...` dotted key. Comments are skipped.
+-- inline) in the `[tool]` table, or a top-level `tool.ai-eval...` dotted key. Comments and the
+-- lines of multi-line strings are skipped.
 -- The cases are tests/fixtures/roots.json, which the CLI is tested against too.
 local AI_EVAL = '"?ai%-eval"?'
+
+-- The delimiter of a multi-line string a line opens and leaves open, if it does.
+local function opens_string(line)
+  local code = line:gsub("#.*$", "")
+  local double, single = code:find('"""', 1, true), code:find("'''", 1, true)
+  local delimiter = (double and (not single or double < single)) and '"""' or (single and "'''")
+  if not delimiter then
+    return nil
+  end
+  local _, count = code:gsub(delimiter, "")
+  return count % 2 == 1 and delimiter or nil
+end
+
 local function has_ai_eval_table(path)
   local text = read(path)
   if not text then
     return false
   end
   local table_name = ""
+  local in_string = nil
   for line in text:gmatch("[^\r\n]+") do
-    local header = line:match("^%s*%[%s*([^%]]-)%s*%]")
-    if header then
+    local header = not in_string and line:match("^%s*%[%s*([^%]]-)%s*%]")
+    if in_string then
+      if line:find(in_string, 1, true) then
+        in_string = nil
+      end
+    elseif header then
       table_name = header:gsub("%s", "")
       if table_name:match("^tool%." .. AI_EVAL .. "$") or table_name:match("^tool%." .. AI_EVAL .. "%.") then
         return true
@@ -53,6 +72,7 @@ local function has_ai_eval_table(path)
           return true
         end
       end
+      in_string = opens_string(line)
     end
   end
   return false
