@@ -292,14 +292,13 @@ def at_after(
     if not isinstance(read, tuple):
         return None  # the document may not read at all now
     node, first = read[0].node, layout.lines[number]
+    # The last item of a list that ends the text may end inside its last line.
+    after = first + breaks(item_text) + (not item_text.endswith(("\n", "\r")))
     if line < first:  # before the item: as it was, if it ends before the edit
         at = previous.at(line, column)
         unchanged = at is None or all(each.end_index <= edit.start for each in _nodes_of_at(at))
         return Peeked(at) if unchanged else None
-    # The last item of a list that ends the text may end inside its last line.
-    if line >= first + breaks(item_text) + (
-        not item_text.endswith(("\n", "\r"))
-    ):  # after it: as it was, moved, if it starts after the edit
+    if line >= after:  # after it: as it was, moved, if it starts after the edit
         at = previous.at(line - moved, column)
         if at is None:
             return Peeked(None)
