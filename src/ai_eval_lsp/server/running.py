@@ -71,7 +71,7 @@ def verdicts_of(result: RunResult) -> dict[str, Any]:
 
 def case_answers(result: RunResult) -> dict[str, Any]:
     """Each case's verdict, why each errored case has none, each case's `expect`, and `cases`:
-    each case as a client shows it (its state and lines, rendered here: clients compute nothing)."""
+    each case as a client shows it (its state and lines from `runs/render.py`; clients compute nothing)."""
     return {
         "verdicts": verdicts_of(result),
         "errors": {case.case_id: case.error for case in result.cases if case.error},
