@@ -152,6 +152,10 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
     # What a client needs to show the cases run (VS Code's Testing view, Neovim's quickfix list).
     assert flipped.casesUri == (root(affected) / "leaf.cases.yaml").as_uri()
     assert (flipped.verdicts.polite.passed, flipped.verdicts.curt.passed) == (False, False)
+    assert (flipped.cases.polite.state, [m.text for m in flipped.cases.polite.messages]) == (
+        "failed",
+        ["fail 0.00/5  all_pass: 0 of 1 checks passed | failed: sorry (none of the values found)"],
+    )
     # A client that does not show runs itself gets the flip as a message, once.
     await until(lambda: len(affected.messages) > shown)
     assert [m.message for m in affected.messages[shown:]] == ["leaf: 1 case now fails: polite"]

@@ -287,6 +287,20 @@ async def test_run_rubric_with_a_response_and_on_its_cases(client: LanguageClien
     assert [note.run_id for note in completed[before:]] == [one["row"]["run_id"], run["row"]["run_id"]]
     assert run["casesUri"].endswith("/tone.cases.yaml") and run["row"]["question_count"] == 2
     assert set(run["verdicts"]) == {"polite", "curt"}
+    # each case as the editors show it, in the server's words (`ai-eval-lsp run`'s): `curt` fails,
+    # as its `expect: fail` says, so it passes and still says why
+    assert run["cases"] == {
+        "polite": {"state": "passed", "messages": []},
+        "curt": {
+            "state": "passed",
+            "messages": [
+                {
+                    "text": "fail 0.00/5  all_pass: 0 of 2 checks passed | failed: "
+                    "apologises (none of the values found); length (1 words, minimum 3)"
+                }
+            ],
+        },
+    }
 
 
 async def test_create_cases_file_where_none_names_the_rubric(client: LanguageClient) -> None:

@@ -197,22 +197,16 @@ def test_a_run_fills_the_quickfix_list_and_the_history_and_diff_open(run: dict[s
     lines = (run["workspace"] / "tone.cases.yaml").read_text().split("\n")
     curt = next(i for i, line in enumerate(lines) if "id: curt" in line)
     assert run["quickfix"]["title"] == "ai-eval: support_tone run 1"
-    # curt fails, as its `expect: fail` says: a warning; no case errored or missed its expect
+    # curt fails, as its `expect: fail` says: a warning, in the server's words (`ai-eval-lsp
+    # run`'s); no case errored or missed its expect
+    line = (
+        "curt: fail 0.00/5  all_pass: 0 of 2 checks passed | failed: apologises (none of the values found); "
+        "length (1 words, minimum 3)"
+    )
     assert run["quickfix"]["items"] == [
-        {
-            "file": "tone.cases.yaml",
-            "lnum": curt + 1,
-            "text": "curt: fail 0.00/5: apologises: none of the values found; length: 1 words, minimum 3",
-            "type": "W",
-        }
+        {"file": "tone.cases.yaml", "lnum": curt + 1, "text": line, "type": "W"}
     ]
-    assert run["run_diagnostics"] == [
-        {
-            "lnum": curt,
-            "message": "curt: fail 0.00/5: apologises: none of the values found; length: 1 words, minimum 3",
-            "severity": 2,
-        }
-    ]
+    assert run["run_diagnostics"] == [{"lnum": curt, "message": line, "severity": 2}]
     # one notification per run: the plugin's own, and no message from the server besides
     assert run["run_notes"] == {"first": 1, "second": 2}
     # the history and the diff as the server renders them (`aiEval.render`), the CLI's words
@@ -243,12 +237,18 @@ def test_a_save_that_makes_a_case_fail_fills_the_quickfix_list_with_it(run: dict
     polite = next(i for i, line in enumerate(lines) if "id: polite" in line)
     saved = run["on_save"]
     assert saved["title"] == "ai-eval: support_tone: 1 case now fails: polite"
+    # the server's lines for it, as `ai-eval-lsp run` prints them: its verdict, then the missed expect
     assert saved["items"] == [
         {
             "file": "tone.cases.yaml",
             "lnum": polite + 1,
-            "text": "polite: fail 0.00/5: apologises: none of the values found (expected pass)",
-        }
+            "text": "polite: fail 0.00/5  all_pass: 1 of 2 checks passed | failed: apologises (none of the values found)",
+        },
+        {
+            "file": "tone.cases.yaml",
+            "lnum": polite + 1,
+            "text": "polite: expected pass, which it did not get",
+        },
     ]
     assert saved["fixed_title"] == "ai-eval: support_tone: 1 case fixed: polite" and saved["fixed_items"] == 0
     assert saved["notes"] == [

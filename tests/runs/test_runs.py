@@ -486,6 +486,7 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     assert ok.returncode == 0, ok.stderr
     (report,) = json.loads(ok.stdout)
     assert set(report["row"]) == RESULT_ROW_FIELDS and report["verdicts"]["a"]["passed"] is True
+    assert report["cases"] == {"a": {"state": "passed", "messages": []}}  # as the editors get it
     (workspace / "t.cases.yaml").write_text(cases(case("a", "no", "pass")))
     failed = run_cli(workspace, str(workspace / "t.cases.yaml"))
     assert failed.returncode == 1

@@ -1,9 +1,11 @@
 """The layers ARCHITECTURE.md draws, kept by import-linter's contracts in `pyproject.toml`: a
 folder is a layer, imports point down only, no cycles, server features never import each other
-(function-level and type-checking imports count)."""
+(function-level and type-checking imports count); and the editors show runs as the server renders
+them."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +53,22 @@ def test_every_server_handler_says_whether_it_changes_the_session() -> None:
     server = create_server()
     assert set(server.protocol.fm.features) == set(METHODS)
     assert set(server.protocol.fm.commands) == set(COMMANDS)
+
+
+CLIENT_RESULTS = (
+    "vscode-extension/src/results.ts",
+    "vscode-extension/src/testing.ts",
+    "neovim/lua/ai_eval/results.lua",
+)
+
+
+def test_the_clients_show_a_runs_cases_in_the_servers_words() -> None:
+    """The server renders what a run's cases got (`cases`: each one's state and lines): the
+    editors' results code formats no score and reads no verdict."""
+    computing = re.compile(r"toFixed|%[-\d.]*f|/5\b|verdicts|\.score\b|\.outcomes\b")
+    found = {
+        (path, match.group())
+        for path in CLIENT_RESULTS
+        for match in computing.finditer((ROOT / path).read_text(encoding="utf-8"))
+    }
+    assert found == set()

@@ -276,12 +276,12 @@ try {
     await palette(">Testing: Focus on Test Explorer View");
     await page.waitForSelector('.test-explorer .monaco-list-row:has-text("testing.cases.yaml")', { timeout: 60000 });
     await palette(">Test: Run All Tests");
-    // The failure in the Test Results tree, its messages under it: the verdicts (opened: expected
-    // against actual), then the failed checks' reasons; and inline at the case in the cases file.
-    const verdicts = await page.waitForSelector('.monaco-list-row:has-text("expected pass, got fail")', { timeout: 60000 });
+    // The failure in the Test Results tree, the server's lines under it: the verdict and why, then
+    // the missed expect (opened: expected against actual); and the first inline at the case.
+    const verdicts = await page.waitForSelector('.monaco-list-row:has-text("expected pass, which it did not get")', { timeout: 60000 });
     result.testMessage = await verdicts.innerText();
-    result.testReasons = await (await page.waitForSelector('.monaco-list-row:has-text("length: 1 words, minimum 3")', { timeout: 30000 })).innerText();
-    const inline = await page.waitForSelector('.monaco-editor :text("fail != pass")', { timeout: 30000 });
+    result.testReasons = await (await page.waitForSelector('.monaco-list-row:has-text("failed: length (1 words, minimum 3)")', { timeout: 30000 })).innerText();
+    const inline = await page.waitForSelector('.monaco-editor :text("fail 0.00/5")', { timeout: 30000 });
     result.testInline = await inline.innerText();
     await verdicts.click();
     const expected = await page.waitForSelector(':text-is("Expected")', { timeout: 30000 });

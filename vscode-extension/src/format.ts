@@ -28,16 +28,21 @@ export interface Change {
   flipped: string[];
 }
 
+// A case of a run as the server renders it (a run answer's `cases`): the state to show and its
+// lines, in the words `ai-eval-lsp run` prints; `expected` and `actual` make a diff.
+export interface CaseShown {
+  state: "passed" | "failed" | "errored";
+  messages: Array<{ text: string; expected?: string; actual?: string }>;
+}
+
 // `aiEval/runComplete`: the row, what started the run, the line to show and, after an earlier run
-// of the same cases file, what changed; a run on save also carries its cases' answers.
+// of the same cases file, what changed; a run on save also carries its cases as shown.
 export interface RunComplete extends ResultRow {
   trigger: "command" | "save";
   summary: string;
   casesUri?: string;
   change?: Change;
-  verdicts?: Record<string, unknown>;
-  errors?: Record<string, string>;
-  expected?: Record<string, "pass" | "fail">;
+  cases?: Record<string, CaseShown>;
 }
 
 // The fields of the result row (SPEC section 3), in its order: what the results view lists.

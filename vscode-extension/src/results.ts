@@ -1,55 +1,20 @@
-// What a run means for each case in the Testing view, and the history panel's frame around what
-// the server renders (`aiEval.render`: the history with its trend, a diff); pure, so node's test
-// runner checks them. The shapes are SPEC section 5's (`aiEval.runCases`), plus the `errors` and
-// `expected` a run answer carries.
-import { ResultRow } from "./format";
+// A run's cases as the Testing view shows them, and the history panel's frame around what the
+// server renders (`aiEval.render`: the history with its trend, a diff); pure, so node's test runner
+// checks them. The server renders every word of both; this module only places them.
+import { CaseShown, ResultRow } from "./format";
 
-export interface Outcome {
-  checkId: string;
-  kind: string;
-  score: number;
-  passed: boolean;
-  reason: string;
-}
-
-export interface Verdict {
-  score: number;
-  passed: boolean;
-  reason: string;
-  outcomes: Outcome[];
-  skipped: string[];
-}
-
+// `aiEval.runCases`'s answer (SPEC section 5's `row`, plus `summary` and `cases`), as far as this
+// client reads it.
 export interface RunAnswer {
   row: ResultRow;
-  summary?: string;
-  verdicts: Record<string, Verdict | null>;
-  errors?: Record<string, string>;
-  expected?: Record<string, "pass" | "fail">;
+  summary: string;
+  cases?: Record<string, CaseShown>;
 }
 
-export interface CaseResult {
-  state: "passed" | "failed" | "errored";
-  // One message per line of evidence: the verdict (with expected vs actual where `expect` is set
-  // and not met), then why: the failed checks' reasons, or the error.
-  messages: Array<{ text: string; expected?: string; actual?: string }>;
-}
-
-// A case is a test: with `expect`, it passes when its verdict is the one expected (as a pytest
-// assertion does); without, when the rubric passes it. An errored case is an error, not a failure.
-export function caseResult(caseId: string, answer: RunAnswer): CaseResult {
-  const verdict = answer.verdicts[caseId];
-  const expect = answer.expected?.[caseId];
-  if (!verdict) {
-    return { state: "errored", messages: [{ text: answer.errors?.[caseId] ?? "the case has no verdict" }] };
-  }
-  const actual = verdict.passed ? "pass" : "fail";
-  if (expect !== undefined ? expect === actual : verdict.passed) return { state: "passed", messages: [] };
-  const failedChecks = verdict.outcomes.filter((outcome) => !outcome.passed).map((outcome) => `${outcome.checkId}: ${outcome.reason}`);
-  const why = { text: failedChecks.length ? failedChecks.join("\n") : verdict.reason };
-  const score = `${(5 * verdict.score).toFixed(2)}/5`;
-  const head = expect !== undefined ? { text: `expected ${expect}, got ${actual} (${score})`, expected: expect, actual } : { text: `fail (${score})` };
-  return { state: "failed", messages: [head, why] };
+// A case as the server shows it; one the answer does not name (renamed since the Testing view
+// listed it, or a server older than this extension) is an error that says so.
+export function caseShown(cases: Record<string, CaseShown> | undefined, caseId: string): CaseShown {
+  return cases?.[caseId] ?? { state: "errored", messages: [{ text: `the run has no result for \`${caseId}\`` }] };
 }
 
 const escapeHtml = (text: string): string =>

@@ -3,8 +3,8 @@
 // (a case alone with `caseIds`). A failed case's message stands at the case in its file.
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
-import { RunComplete } from "./format";
-import { RunAnswer, caseResult } from "./results";
+import { CaseShown, RunComplete } from "./format";
+import { RunAnswer, caseShown } from "./results";
 
 interface SymbolInformation {
   name: string;
@@ -115,7 +115,7 @@ export class CasesTests implements vscode.Disposable {
       try {
         const answer = await client.sendRequest<RunAnswer>("workspace/executeCommand", { command: "aiEval.runCases", arguments: [argument] }, token);
         run.appendOutput(`${file.label}: ${answer.summary}\r\n`);
-        for (const item of cases) this.report(run, item, answer);
+        for (const item of cases) this.report(run, item, caseShown(answer.cases, item.label));
       } catch (error) {
         const message = new vscode.TestMessage(`the run did not finish: ${error instanceof Error ? error.message : error}`);
         cases.forEach((item) => (token.isCancellationRequested ? run.skipped(item) : run.errored(item, message)));
@@ -126,29 +126,30 @@ export class CasesTests implements vscode.Disposable {
 
   // A run the server started on save: its cases' results replace theirs in the Testing view.
   showSaved(complete: RunComplete): void {
-    if (!complete.casesUri || !complete.verdicts) return;
+    const cases = complete.cases;
+    if (!complete.casesUri || !cases) return;
     const file = this.controller.items.get(vscode.Uri.parse(complete.casesUri).toString());
     if (!file) return;
-    const answer: RunAnswer = { row: complete, verdicts: complete.verdicts as RunAnswer["verdicts"], errors: complete.errors, expected: complete.expected };
     const run = this.controller.createTestRun(new vscode.TestRunRequest([file]), `${file.label} (on save)`, false);
     file.children.forEach((item) => {
-      if (item.label in answer.verdicts) this.report(run, item, answer);
+      if (item.label in cases) this.report(run, item, cases[item.label]);
     });
     run.end();
   }
 
-  private report(run: vscode.TestRun, item: vscode.TestItem, answer: RunAnswer): void {
-    const result = caseResult(item.label, answer);
-    if (result.state === "passed") {
+  // The server's state and lines for the case, each line a message at the case (a diff where it
+  // gives expected and actual).
+  private report(run: vscode.TestRun, item: vscode.TestItem, shown: CaseShown): void {
+    if (shown.state === "passed") {
       run.passed(item);
       return;
     }
-    const messages = result.messages.map(({ text, expected, actual }) => {
+    const messages = shown.messages.map(({ text, expected, actual }) => {
       const message = expected !== undefined && actual !== undefined ? vscode.TestMessage.diff(text, expected, actual) : new vscode.TestMessage(text);
       if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
       return message;
     });
-    if (result.state === "errored") run.errored(item, messages);
+    if (shown.state === "errored") run.errored(item, messages);
     else run.failed(item, messages);
   }
 }

@@ -1,6 +1,6 @@
--- What runs leave for the user: the failed cases of a run (or, after a save, the cases that now
--- fail) in the quickfix list and as diagnostics on the cases file (namespace `ai_eval_runs`), and
--- what the server renders of a target's history or a diff of two runs in a scratch buffer.
+-- What runs leave for the user, in the server's words: what a run's cases got (or, after a save,
+-- the cases that now fail) in the quickfix list and as diagnostics on the cases file (namespace
+-- `ai_eval_runs`), and a target's history or a diff of two runs in a scratch buffer.
 local M = {}
 
 M.namespace = vim.api.nvim_create_namespace("ai_eval_runs")
@@ -25,40 +25,14 @@ function M.target_of(bufnr)
   end
 end
 
--- Why a case failed: its failed checks' reasons, else the verdict's own, else its error; and
--- what it expected, when `expect` is set and not met.
-local function failure(case_id, verdict, answer)
-  local expected = answer.expected and answer.expected[case_id]
-  local passed = given(verdict) and verdict.passed
-  local unmet = given(expected) and (not given(verdict) or (expected == "pass") ~= passed)
-  if passed and not unmet then
-    return nil
-  end
-  local text
-  if not given(verdict) then
-    text = "error: " .. ((answer.errors or {})[case_id] or "no verdict")
-  else
-    local reasons = {}
-    for _, outcome in ipairs(verdict.outcomes or {}) do
-      if not outcome.passed then
-        table.insert(reasons, outcome.checkId .. ": " .. outcome.reason)
-      end
-    end
-    local state = passed and "pass" or "fail"
-    text = string.format("%s %.2f/5: %s", state, 5 * verdict.score,
-      #reasons > 0 and table.concat(reasons, "; ") or verdict.reason)
-  end
-  if unmet then
-    text = string.format("%s (expected %s)", text, expected)
-  end
-  return { text = text, severity = (unmet or not given(verdict)) and vim.diagnostic.severity.ERROR
-    or vim.diagnostic.severity.WARN }
-end
+local severity = vim.diagnostic.severity
 
 --- Show runs of cases files ({ uri, answer, only? } each, answer being a runCases answer; `only`,
 --- a set of case ids, limits what is shown): the quickfix list (titled `title`, else by the runs)
---- holds their failed cases, each cases file its diagnostics; cases are placed where the server's
---- workspace symbols say they are.
+--- holds the lines the server gives each case (the answer's `cases`, `ai-eval-lsp run`'s words):
+--- errors for a case that failed or errored, warnings for one that passed with something to say
+--- (it failed as its `expect: fail` says); each cases file gets them as diagnostics. Cases are
+--- placed where the server's workspace symbols say they are.
 function M.show_runs(client, runs, title)
   request(client, "workspace/symbol", { query = "" }, function(_, symbols)
     local lines = {} -- uri -> case id -> 0-based line
@@ -71,17 +45,25 @@ function M.show_runs(client, runs, title)
     for _, run in ipairs(runs) do
       local bufnr = vim.fn.bufadd(vim.uri_to_fname(run.uri))
       local found = {}
-      local ids = vim.tbl_keys(run.answer.verdicts or {})
+      local cases = run.answer.cases
+      if not given(cases) then
+        vim.notify("ai-eval: the run's answer has no `cases`: is the server older than this plugin?", vim.log.levels.WARN)
+        cases = {}
+      end
+      local ids = vim.tbl_keys(cases)
       local places = lines[run.uri] or {}
       table.sort(ids, function(a, b) return (places[a] or -1) < (places[b] or -1) end)
       for _, case_id in ipairs(ids) do
-        local failed = failure(case_id, run.answer.verdicts[case_id], run.answer)
-        if failed and (not run.only or run.only[case_id]) then
+        local case = cases[case_id]
+        if not run.only or run.only[case_id] then
           local lnum = places[case_id] or 0
-          table.insert(found, { lnum = lnum, col = 0, severity = failed.severity, source = "ai-eval run",
-            message = case_id .. ": " .. failed.text })
-          table.insert(items, { bufnr = bufnr, lnum = lnum + 1, col = 1, text = case_id .. ": " .. failed.text,
-            type = failed.severity == vim.diagnostic.severity.ERROR and "E" or "W" })
+          local level = case.state == "passed" and severity.WARN or severity.ERROR
+          for _, message in ipairs(case.messages) do
+            local text = case_id .. ": " .. message.text
+            table.insert(found, { lnum = lnum, col = 0, severity = level, source = "ai-eval run", message = text })
+            table.insert(items, { bufnr = bufnr, lnum = lnum + 1, col = 1, text = text,
+              type = level == severity.ERROR and "E" or "W" })
+          end
         end
       end
       vim.diagnostic.set(M.namespace, bufnr, found)
@@ -101,7 +83,7 @@ function M.show_flips(client, params)
       now_failing[case.caseId] = true
     end
   end
-  local answer = { row = params, verdicts = params.verdicts or {}, errors = params.errors, expected = params.expected }
+  local answer = { row = params, cases = params.cases }
   M.show_runs(client, { { uri = params.casesUri, answer = answer, only = now_failing } }, "ai-eval: " .. params.summary)
 end
 

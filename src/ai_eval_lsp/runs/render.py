@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
-from ai_eval_lsp.core.results import EXPECTATIONS
+from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs.run import RunResult
@@ -64,6 +65,7 @@ def run_json(name: str, result: RunResult) -> dict[str, Any]:
         "verdicts": {c.case_id: c.verdict.to_json() if c.verdict else None for c in result.cases},
         "errors": {c.case_id: c.error for c in result.cases if c.error},
         "unmet_expectations": [c.case_id for c in result.cases if not c.expectation_met],
+        "cases": cases_json(result),
         "gate_failures": result.gate_failures,
         "diff": result.previous.to_json() if result.previous else None,
         "notices": result.notices,
@@ -74,23 +76,79 @@ def _gate(result: RunResult, failed: str = "FAILED") -> str:
     return "passed" if result.row["passed_gate"] else f"{failed} ({'; '.join(result.gate_failures)})"
 
 
-def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
-    """(case, what it got) for each case, or only those that failed, errored or missed their
-    `expect`: `ERROR why`, `pass 4.80/5  reason`, `expected pass, which it did not get`."""
-    lines = []
-    for case in result.cases:
-        if case.error:
-            lines.append((case.case_id, f"ERROR {case.error}"))
-        elif case.verdict is not None and not (failed_only and case.verdict.passed and case.expectation_met):
-            state = "pass" if case.verdict.passed else "fail"
-            lines.append((case.case_id, f"{state} {5 * case.verdict.score:.2f}/5  {case.verdict.reason}"))
-        if case.expect is not None and case.expect not in EXPECTATIONS:
-            lines.append(
-                (case.case_id, f"`expect` must be pass or fail, not {case.expect!r}: fix the cases file")
-            )
-        elif not case.expectation_met:
-            lines.append((case.case_id, f"expected {case.expect}, which it did not get"))
+CaseState = Literal["passed", "failed", "errored"]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMessage:
+    """One line of what a case got. Where it missed its `expect`, `expected` and `actual` are the
+    verdicts (VS Code's Testing view shows them as a diff)."""
+
+    text: str
+    expected: str | None = None
+    actual: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        shown = {"expected": self.expected, "actual": self.actual}
+        return {"text": self.text, **{key: value for key, value in shown.items() if value is not None}}
+
+
+def case_lines(case: CaseResult) -> list[CaseMessage]:
+    """What a case got, in the words the CLI prints and every editor shows: `ERROR why`, else its
+    verdict (`fail 0.00/5  reason`); then the `expect` it missed (`expected pass, which it did not
+    get`) or cannot be checked against."""
+    verdict = case.verdict
+    if verdict is None or case.error:
+        lines = [CaseMessage(f"ERROR {case.error or 'the rubric gave no verdict'}")]
+    else:
+        lines = [CaseMessage(f"{_word(verdict.passed)} {5 * verdict.score:.2f}/5  {verdict.reason}")]
+    if case.expect is not None and case.expect not in EXPECTATIONS:
+        lines.append(CaseMessage(f"`expect` must be pass or fail, not {case.expect!r}: fix the cases file"))
+    elif not case.expectation_met:
+        actual = None if verdict is None or case.error else _word(verdict.passed)
+        lines.append(CaseMessage(f"expected {case.expect}, which it did not get", case.expect, actual))
     return lines
+
+
+def _word(passed: bool) -> str:
+    return "pass" if passed else "fail"
+
+
+def case_state(case: CaseResult) -> CaseState:
+    """A case is a test: with `expect`, it passes when its verdict is the one expected (as a
+    pytest assertion does); without, when the rubric passes it; one that cannot be scored errors."""
+    if not case.scored or case.verdict is None:
+        return "errored"
+    passed = case.verdict.passed if case.expect is None else case.expectation_met
+    return "passed" if passed else "failed"
+
+
+def noteworthy(case: CaseResult) -> bool:
+    """Whether a case is listed among those that failed, errored or missed their `expect` (a case
+    that fails as its `expect: fail` says is: its verdict still says why)."""
+    return not (case.scored and case.verdict is not None and case.verdict.passed and case.expectation_met)
+
+
+def cases_json(result: RunResult) -> dict[str, dict[str, Any]]:
+    """Each case as a client shows it: its `state` and the `messages` of `case_lines` (none for a
+    case the rubric passed as expected)."""
+    return {
+        case.case_id: {
+            "state": case_state(case),
+            "messages": [line.to_json() for line in case_lines(case)] if noteworthy(case) else [],
+        }
+        for case in result.cases
+    }
+
+
+def _case_lines(result: RunResult, failed_only: bool) -> list[tuple[str, str]]:
+    """(case, line) for each case's `case_lines`, or only those of noteworthy cases."""
+    return [
+        (case.case_id, line.text)
+        for case in result.cases
+        if not failed_only or noteworthy(case)
+        for line in case_lines(case)
+    ]
 
 
 def run_line(result: RunResult) -> str:

@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.evaluate import RubricError
 from ai_eval_lsp.core.workspace import RubricIndex
-from ai_eval_lsp.runs.render import summary
+from ai_eval_lsp.runs.render import cases_json, summary
 from ai_eval_lsp.runs.run import Cancellation, Reader, RunCancelled, RunError, RunOptions, RunResult
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.progress import Progress
@@ -70,12 +70,13 @@ def verdicts_of(result: RunResult) -> dict[str, Any]:
 
 
 def case_answers(result: RunResult) -> dict[str, Any]:
-    """Each case's verdict, why each errored case has none, and each case's `expect`: what a
-    client needs to show failures in place."""
+    """Each case's verdict, why each errored case has none, each case's `expect`, and `cases`:
+    each case as a client shows it (its state and lines from `runs/render.py`; clients compute nothing)."""
     return {
         "verdicts": verdicts_of(result),
         "errors": {case.case_id: case.error for case in result.cases if case.error},
         "expected": {case.case_id: case.expect for case in result.cases if case.expect},
+        "cases": cases_json(result),
     }
 
 
