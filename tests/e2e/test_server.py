@@ -166,6 +166,22 @@ async def test_run_check_with_a_response(client: LanguageClient) -> None:
         "passed": True,
         "reason": 'found "sorry"',
     }
+    assert result["text"] == 'pass 5.00/5  found "sorry"'
+
+
+async def test_run_check_without_a_response_runs_it_on_each_case(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.runCheck", [{"uri": uri, "checkId": "apologises"}])
+    )
+    assert [(case["caseId"], case["outcome"]["passed"]) for case in result["cases"]] == [
+        ("polite", True),
+        ("curt", False),
+    ]
+    assert result["text"].splitlines() == [
+        'tone.cases.yaml polite: pass 5.00/5  found "sorry"',
+        "tone.cases.yaml curt: fail 0.00/5  none of the values found",
+    ]
 
 
 async def test_run_check_says_what_is_wrong_with_its_question(client: LanguageClient) -> None:

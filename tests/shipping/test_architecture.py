@@ -55,20 +55,18 @@ def test_every_server_handler_says_whether_it_changes_the_session() -> None:
     assert set(server.protocol.fm.commands) == set(COMMANDS)
 
 
-CLIENT_RESULTS = (
-    "vscode-extension/src/results.ts",
-    "vscode-extension/src/testing.ts",
-    "neovim/lua/ai_eval/results.lua",
-)
+CLIENT_SOURCES = ("vscode-extension/src/*.ts", "neovim/lua/ai_eval/*.lua")
 
 
-def test_the_clients_show_a_runs_cases_in_the_servers_words() -> None:
-    """The server renders what a run's cases got (`cases`: each one's state and lines): the
-    editors' results code formats no score and reads no verdict."""
+def test_the_clients_show_runs_and_checks_in_the_servers_words() -> None:
+    """The server renders what a run's cases got (`cases`: each one's state and lines) and what a
+    check gave (`runCheck`'s `text`): the editors' code formats no score and reads no verdict."""
     computing = re.compile(r"toFixed|%[-\d.]*f|/5\b|verdicts|\.score\b|\.outcomes\b")
+    sources = [path for pattern in CLIENT_SOURCES for path in sorted(ROOT.glob(pattern))]
+    assert len(sources) > 10
     found = {
-        (path, match.group())
-        for path in CLIENT_RESULTS
-        for match in computing.finditer((ROOT / path).read_text(encoding="utf-8"))
+        (path.name, match.group())
+        for path in sources
+        for match in computing.finditer(path.read_text(encoding="utf-8"))
     }
     assert found == set()

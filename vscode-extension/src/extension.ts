@@ -328,13 +328,9 @@ async function runCheckOnResponse(): Promise<void> {
     void vscode.window.showWarningMessage("AI Eval: put the cursor on a check.");
     return;
   }
-  const result = (await serverCommandOnActive("aiEval.runCheck", { ...runCheck.arguments[0], response })) as { outcome?: { passed: boolean; score: number; reason: string } } | undefined;
-  const outcome = result?.outcome;
-  if (outcome) {
-    void vscode.window.showInformationMessage(`AI Eval: ${outcome.passed ? "passed" : "failed"} (${outcome.score.toFixed(2)}): ${outcome.reason}`);
-  } else if (result) {
-    void vscode.window.showInformationMessage("AI Eval: this check is not executed at run time.");
-  }
+  // The server words the outcome (`text`), as `ai-eval-lsp run` words a case.
+  const result = (await serverCommandOnActive("aiEval.runCheck", { ...runCheck.arguments[0], response })) as { text?: string } | undefined;
+  if (result?.text) void vscode.window.showInformationMessage(`AI Eval: ${result.text}`);
 }
 
 // The active rubric's history (its id from its last-run lens), else a target the user names.

@@ -240,7 +240,7 @@ function M.execute(command, argument, bufnr)
     elseif command == "aiEval.render" and result then
       results.open(argument, result.text)
     elseif command == "aiEval.runCheck" and result then
-      vim.notify("ai-eval: " .. vim.fn.json_encode(result), vim.log.levels.INFO)
+      vim.notify("ai-eval: " .. (result.text or vim.fn.json_encode(result)), vim.log.levels.INFO)
     elseif command == "aiEval.exportSchema" and result then
       local path = (client.config.root_dir or vim.fn.getcwd()) .. "/rubric.combined.json"
       vim.fn.writefile({ vim.fn.json_encode(result) }, path)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
 
@@ -108,6 +109,13 @@ def case_lines(case: CaseResult) -> list[CaseMessage]:
         actual = None if verdict is None or case.error else _word(verdict.passed)
         lines.append(CaseMessage(f"expected {case.expect}, which it did not get", case.expect, actual))
     return lines
+
+
+def outcome_line(outcome: CheckOutcome | None) -> str:
+    """One check's outcome, as editors show a `runCheck`: `pass 5.00/5  found "sorry"`."""
+    if outcome is None:
+        return "not executed at run time: the check is skipped and named in the rubric's reason"
+    return f"{_word(outcome.passed)} {5 * outcome.score:.2f}/5  {outcome.reason}"
 
 
 def _word(passed: bool) -> str:

@@ -14,6 +14,7 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.runs.render import outcome_line
 from ai_eval_lsp.runs.report import render_stored
 from ai_eval_lsp.runs.run import (
     Cancellation,
@@ -224,7 +225,7 @@ def register(server: AiEvalServer) -> None:
                     cancellation,
                     lambda: check_response(project, rubric, index, response, question, options),
                 )
-                return {"outcome": outcome_json(outcome) if outcome else None}
+                return {"outcome": outcome_json(outcome) if outcome else None, "text": outcome_line(outcome)}
             paths = _running(folder, analysis)
             found = await cancellable(
                 ls, cancellation, lambda: check_cases(project, rubric, index, paths, options)
@@ -239,7 +240,10 @@ def register(server: AiEvalServer) -> None:
                     "outcome": outcome_json(outcome) if outcome else None,
                 }
                 for path, case_id, outcome in found
-            ]
+            ],
+            "text": "\n".join(
+                f"{path.name} {case_id}: {outcome_line(outcome)}" for path, case_id, outcome in found
+            ),
         }
 
     @server.command(names.EXPORT_SCHEMA)
