@@ -147,7 +147,7 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
     await until(lambda: len(completed(affected, "save")) == 1)
     (flipped,) = completed(affected, "save")
     assert flipped.change.base.run_id == first.run_id
-    assert flipped.change.flipped == ["polite"]
+    assert flipped.change.flipped == ["polite"] and flipped.nowFailing == ["polite"]
     assert flipped.summary == "leaf: 1 case now fails: polite"
     # What a client needs to show the cases run (VS Code's Testing view, Neovim's quickfix list).
     assert flipped.casesUri == (root(affected) / "leaf.cases.yaml").as_uri()
@@ -168,7 +168,9 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
     )
     await until(lambda: len(completed(affected, "save")) == 2)
     again = completed(affected, "save")[1]
-    assert again.change.flipped == [] and again.summary.startswith("leaf: pass rate 0.00 ")
+    assert again.change.flipped == again.nowFailing == [] and again.summary.startswith(
+        "leaf: pass rate 0.00 "
+    )
     await settle(affected)
     assert len(affected.messages) == shown + 1
 

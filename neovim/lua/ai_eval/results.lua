@@ -78,10 +78,8 @@ end
 --- holds the cases that now fail, titled with the server's summary.
 function M.show_flips(client, params)
   local now_failing = {}
-  for _, case in ipairs(params.change.cases) do
-    if given(case.base) and case.base.passed == true and given(case.head) and case.head.passed == false then
-      now_failing[case.caseId] = true
-    end
+  for _, case_id in ipairs(params.nowFailing or {}) do
+    now_failing[case_id] = true
   end
   local answer = { row = params, cases = params.cases }
   M.show_runs(client, { { uri = params.casesUri, answer = answer, only = now_failing } }, "ai-eval: " .. params.summary)

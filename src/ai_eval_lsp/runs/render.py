@@ -177,15 +177,19 @@ def _names(case_ids: Sequence[str]) -> str:
     return named + (f" and {len(case_ids) - _NAMED} more" if len(case_ids) > _NAMED else "")
 
 
+def now_failing(result: RunResult) -> list[str]:
+    """The cases that passed in the same cases file's run before and fail now."""
+    change = result.change
+    if change is None:
+        return []
+    return [case_id for case_id, base, head in change.cases if flips(base, head) and base and base.passed]
+
+
 def summary(result: RunResult) -> str:
     """The one line a client shows for a run: what flipped against the same cases file's run
     before (`support_reply: 2 cases now fail: too_short, rude; 1 fixed`), else `run_line`."""
     change = result.change
-    failing = (
-        [case_id for case_id, base, head in change.cases if flips(base, head) and base and base.passed]
-        if change
-        else []
-    )
+    failing = now_failing(result)
     fixed = [case_id for case_id in change.flipped if case_id not in failing] if change else []
     if not failing and not fixed:
         return run_line(result)
