@@ -219,7 +219,9 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--repeat", type=int, default=40)
     options.add_argument("--first", action="store_true", help="also the first analysis of a 10 MB rubric")
-    options.add_argument("--first-only", action="store_true", help="only the first analysis of a 10 MB rubric")
+    options.add_argument(
+        "--first-only", action="store_true", help="only the first analysis of a 10 MB rubric"
+    )
     args = options.parse_args()
     if args.first_only:
         with tempfile.TemporaryDirectory() as folder:
