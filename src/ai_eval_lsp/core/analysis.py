@@ -6,8 +6,10 @@ validates and lints that item alone (`core/items.py`); any other falls back to `
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 from ai_eval_lsp.core import yamltree
@@ -45,6 +47,8 @@ from ai_eval_lsp.core.workspace import (
     cases_summary,
     check_facts,
     rubric_summary,
+    summarize,
+    summarize_cases,
 )
 from ai_eval_lsp.core.yamltree import (
     Entry,
@@ -129,14 +133,129 @@ def analyse(
     role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
 ) -> Analysis:
     """Check one document as the role it has."""
-    with collector_paused():
-        return _analyse(role, path, text, rules, decode_problems)
+    if len(text) < SHARED_FROM:
+        with collector_paused():
+            return _analyse(role, path, text, rules, decode_problems, None)
+    reading = _Reading(text, rules.parser, role, path)
+    with _readings_lock:
+        summarizing = _find(text, rules.parser, lambda other: other.handed is not None and not other.claimed)
+        if summarizing is not None:
+            summarizing.claimed = True
+        _keep(reading)
+    try:
+        parsed = _handed(summarizing)
+        with collector_paused():
+            found = _analyse(role, path, text, rules, decode_problems, parsed)
+    except BaseException as err:
+        reading.summary.set_exception(err)
+        raise
+    reading.summary.set_result(found.summary)
+    return found
+
+
+def summary_of(role: Role, path: str, text: str, rules: Rules) -> Summary:
+    """What other files need to know of a document, from its text: the summary `analyse` gives
+    (taken from an analysis of the same text under way or done, for a large text)."""
+    if len(text) < SHARED_FROM:
+        return _summarized(role, path, text, parse(text, rules.parser))
+    parser = rules.parser
+    with _readings_lock:
+        analysed = _find(text, parser, lambda other: (other.role, other.path) == (role, path))
+        if analysed is None:
+            reading = _Reading(text, parser, None, None, Future())
+            _keep(reading)
+    if analysed is not None:
+        try:
+            return analysed.summary.result()
+        except Exception:  # that analysis failed: its caller is told; this reads the text anew
+            return _summarized(role, path, text, parse(text, parser))
+    parsed: ParseResult | None = None
+    try:
+        parsed = parse(text, parser)
+        return _summarized(role, path, text, parsed)
+    finally:
+        with _readings_lock:  # done with the tree: an analysis that waits for it takes it over
+            _drop(reading)
+            if reading.claimed:
+                assert reading.handed is not None
+                reading.handed.set_result(parsed)
+
+
+def _summarized(role: Role, path: str, text: str, parsed: ParseResult) -> Summary:
+    if role == "cases":
+        return summarize_cases(path, parsed.root, text)
+    return summarize(path, parsed.root, text, parsed.problems)
+
+
+SHARED_FROM = 1_000_000
+"""From this length on, a text's reading is shared by its two readers in the server: the analysis
+of an open document, and the summary of its file read from disk (a folder's walk). When a folder
+opens with a big document open, both read the same text at once: two full parses competing for
+the interpreter, and two trees alive (a 10 MB rubric: ~2.5 s more to its first diagnostics and
+~250 MB). A summary is taken from the analysis, under way or done; an analysis that starts while
+the summary is read takes the summary's tree over."""
+_KEPT = 4
+"""How many large texts' readings are kept for a summary to come (their texts, not their trees)."""
+
+
+@dataclass(eq=False, slots=True)
+class _Reading:
+    """A large text read: by an analysis (its `role`, `path` and `summary`), or for a summary
+    (`handed` is then where its tree goes to the analysis that `claimed` it before it was done)."""
+
+    text: str
+    parser: Parser
+    role: Role | None
+    path: str | None
+    handed: Future[ParseResult | None] | None = None
+    claimed: bool = False
+    summary: Future[Summary] = field(default_factory=Future)
+
+
+_readings: list[_Reading] = []
+_readings_lock = threading.Lock()
+
+
+def _find(text: str, parser: Parser, wanted: Callable[[_Reading], bool]) -> _Reading | None:
+    """The latest reading of this text that is `wanted` (the lock held)."""
+    for reading in reversed(_readings):
+        if (
+            reading.parser == parser
+            and len(reading.text) == len(text)
+            and wanted(reading)
+            and reading.text == text
+        ):
+            return reading
+    return None
+
+
+def _keep(reading: _Reading) -> None:
+    _readings.append(reading)
+    del _readings[:-_KEPT]
+
+
+def _drop(reading: _Reading) -> None:
+    if reading in _readings:
+        _readings.remove(reading)
+
+
+def _handed(summarizing: _Reading | None) -> ParseResult | None:
+    """The tree a summary's reading hands over once done with it (None: none, or it failed)."""
+    if summarizing is None or summarizing.handed is None:
+        return None
+    return summarizing.handed.result()
 
 
 def _analyse(
-    role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None
+    role: Role,
+    path: str,
+    text: str,
+    rules: Rules,
+    decode_problems: list[Problem] | None,
+    parsed: ParseResult | None,
 ) -> Analysis:
-    parsed = parse(text, rules.parser)
+    if parsed is None:
+        parsed = parse(text, rules.parser)
     problems = list(decode_problems or []) + parsed.problems
     root = parsed.root
     if root is None or root.value is None:

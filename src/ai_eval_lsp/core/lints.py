@@ -114,43 +114,47 @@ def _lint_check(
     index: int, check: Node, text: str, kinds: Mapping[str, Any], dispatch: Dispatch
 ) -> Iterator[Problem]:
     value: dict[str, Any] = check.value
-    label = check_name(index, value)
     kind_entry = check.get("kind")
     kind = value.get("kind")
     if kind_entry is None or not isinstance(kind, str) or kind not in kinds:
         return  # the schema reports it
-    kind_span = kind_entry.value.span
+    # Its name and the range of its kind are made for a message only: most checks have none.
     claimed = dispatch(value)
     if claimed.error:
-        yield Problem("plugin-error", f"check `{label}` cannot be dispatched: {claimed.error}", kind_span)
+        yield Problem(
+            "plugin-error",
+            f"check `{check_name(index, value)}` cannot be dispatched: {claimed.error}",
+            kind_entry.value.span,
+        )
     elif claimed.runner is None:
         yield Problem(
             "not-executed",
-            f"`{kind}` checks are not executed at run time: `{label}` is skipped and named in the "
-            "rubric's reason",
-            kind_span,
+            f"`{kind}` checks are not executed at run time: `{check_name(index, value)}` is skipped "
+            "and named in the rubric's reason",
+            kind_entry.value.span,
         )
     elif claimed.skipped:
         yield Problem(
             "not-executed",
             f"`{kind}` checks run on the site ({claimed.runner}) but not in ai-eval-lsp's runs: it "
-            f"{claimed.skipped}; `{label}` is skipped there and named in the rubric's reason",
-            kind_span,
+            f"{claimed.skipped}; `{check_name(index, value)}` is skipped there and named in the "
+            "rubric's reason",
+            kind_entry.value.span,
         )
     if kind == "llm_judge" and not (
         isinstance(value.get("description"), str) and value["description"].strip()
     ):
         yield Problem(
             "judge-without-description",
-            f"llm_judge check `{label}` has no `description`: only the description reaches the "
-            "judges, so this check contributes nothing; add one",
-            kind_span,
+            f"llm_judge check `{check_name(index, value)}` has no `description`: only the "
+            "description reaches the judges, so this check contributes nothing; add one",
+            kind_entry.value.span,
         )
     if kind == "regex":
-        yield from _lint_pattern(check, text, label)
+        yield from _lint_pattern(check, text, index)
 
 
-def _lint_pattern(check: Node, text: str, label: str) -> Iterator[Problem]:
+def _lint_pattern(check: Node, text: str, index: int) -> Iterator[Problem]:
     entry = check.get("pattern")
     flags = check.value.get("flags", "")
     if entry is None or not isinstance(entry.value.value, str) or not isinstance(flags, str):
@@ -163,7 +167,8 @@ def _lint_pattern(check: Node, text: str, label: str) -> Iterator[Problem]:
         where = f" at position {position}" if isinstance(position, int) else ""
         yield Problem(
             "invalid-regex",
-            f"regex check `{label}`: the pattern does not compile: {getattr(err, 'msg', err)}{where}",
+            f"regex check `{check_name(index, check.value)}`: the pattern does not compile: "
+            f"{getattr(err, 'msg', err)}{where}",
             _pattern_span(entry.value, text, position if isinstance(position, int) else None),
         )
 

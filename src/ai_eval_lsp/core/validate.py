@@ -246,11 +246,12 @@ class SchemaValidator:
 
     def _validate_check(self, index: int, check: Node, text: str) -> list[Problem]:
         assert self.combined is not None
-        where = f"checks[{index}]"
         if check.entries is None:
             return [
                 Problem(
-                    "schema", f"{where} must be a mapping with a `kind`, not {_a(check.value)}", check.span
+                    "schema",
+                    f"checks[{index}] must be a mapping with a `kind`, not {_a(check.value)}",
+                    check.span,
                 )
             ]
         entry = check.entries.get("kind")
@@ -258,7 +259,7 @@ class SchemaValidator:
             return [
                 Problem(
                     "schema",
-                    f"{where} has no `kind`: every check needs one; the kinds are {self.combined.describe_kinds()}",
+                    f"checks[{index}] has no `kind`: every check needs one; the kinds are {self.combined.describe_kinds()}",
                     check.head(),
                     {"field": "kind"},
                 )

@@ -44,6 +44,7 @@ _WORDS: dict[str, Any] = {
     **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
 }
 _NUMBER_START = frozenset("0123456789+-.")
+_UNRESOLVED = object()
 _INT10 = re.compile(r"[-+]?[0-9]+\Z")
 _INT8 = re.compile(r"0o[0-7]+\Z")
 _INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
@@ -97,8 +98,11 @@ class Node:
     def __init__(self, value: Any, start: Any, end: Any, style: str) -> None:
         """`start` and `end` are parser marks: `line`, `column` and `index`, all 0-based."""
         self.value = value
-        self.line, self.column, self.start_index = start.line, start.column, start.index
-        self.end_line, self.end_column, self.end_index = end.line, end.column, end.index
+        line, end_line = start.line, end.line
+        self.line, self.column, self.start_index = line, start.column, start.index
+        # One int for a one-line value's two lines: past 256, each is an object of its own.
+        self.end_line = line if end_line == line else end_line
+        self.end_column, self.end_index = end.column, end.index
         self.style = style
         self.entries: dict[str, Entry] | None = None
         self.items: list[Node] | None = None
@@ -133,8 +137,11 @@ class Node:
         return self.span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Entry:
+    """A mapping's key and value (not frozen: a frozen dataclass is three times as slow to make,
+    and a document has one per key)."""
+
     key: Node
     value: Node
 
@@ -220,17 +227,30 @@ def _parse(text: str, parser: Parser, fallback: bool, unmask: dict[int, str] | N
     return ParseResult(composer.root, composer.problems, parser, composer.anchored)
 
 
+PROMOTED_FROM = 100_000
+"""How many objects an analysis leaves for its survivors to go to the collector's oldest
+generation at once (see `collector_paused`)."""
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """The garbage collector off meanwhile: composing and checking a document make no cycles, and
     the collector, scanning a million new nodes again and again, made both superlinear (a 7 MB
-    rubric was checked in 4.1 s with it, 1.8 s without)."""
+    rubric was checked in 4.1 s with it, 1.8 s without).
+
+    What a large analysis leaves is its result, long-lived: it goes to the oldest generation at
+    once, since the young collection that came next scanned it all (0.5 s for a 10 MB rubric's
+    1.5 million objects), and an older one again later. `freeze` then `unfreeze` moves every
+    object there without looking at them; cycles among them wait for the next full collection."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if collecting:
+            if gc.get_count()[0] >= PROMOTED_FROM:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -384,6 +404,10 @@ class _Composer:
         self.alias_expansion = 0
         self.documents = 0
         self.anchored = False
+        # The same strings and plain values recur throughout a document (field names, kinds):
+        # one object each, not one per occurrence (a 10 MB rubric: ~25 MB less).
+        self.strings: dict[str, str] = {}
+        self.plain: dict[str, Any] = {}
 
     def report(self, message: str, span: Span, code: str = "yaml-syntax") -> None:
         self.problems.append(Problem(code, message, span))
@@ -429,14 +453,19 @@ class _Composer:
         style = event.style or ""
         tag = event.tag
         frame = self.stack[-1] if self.stack else None
+        value: Any
         if frame is not None and frame.key is None and frame.node.entries is not None:
-            value: Any = text  # a mapping key: a field name, whatever its scalar type
+            value = self.strings.setdefault(text, text)  # a field name, whatever its scalar type
             if tag not in (None, "!", _CORE + "str"):
                 self.unsupported_tag(event)
-        elif tag is None or tag == "!":
-            value = resolve_plain(text) if not style and event.implicit[0] else text
-        else:
+        elif tag is not None and tag != "!":
             value = self.tagged(tag, text, event)
+        elif style or not event.implicit[0]:
+            value = self.strings.setdefault(text, text)
+        else:
+            value = self.plain.get(text, _UNRESOLVED)
+            if value is _UNRESOLVED:
+                value = self.plain[text] = resolve_plain(text)
         self.attach(Node(value, event.start_mark, event.end_mark, style), 1, event.anchor)
 
     def tagged(self, tag: str, text: str, event: Any) -> Any:

@@ -8,17 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai_eval_lsp.core.analysis import Analysis, Rules, analyse
+from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, summary_of
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
-from ai_eval_lsp.core.workspace import (
-    Role,
-    Summary,
-    WorkspaceIndex,
-    classify,
-    summarize,
-    summarize_cases,
-)
-from ai_eval_lsp.core.yamltree import Parser, decode, parse
+from ai_eval_lsp.core.workspace import Role, Summary, WorkspaceIndex, classify
+from ai_eval_lsp.core.yamltree import Parser, decode
 from ai_eval_lsp.disk.files import Found, read_head, relative_to, walk
 from ai_eval_lsp.disk.roots import too_wide
 from ai_eval_lsp.disk.settings import Settings
@@ -133,10 +126,7 @@ class Project:
 
     def summarize(self, found: Found, text: str) -> Summary:
         """What other files need to know of one file, from its text."""
-        parsed = parse(text, self.rules.parser)
-        if found.role == "cases":
-            return summarize_cases(found.relative, parsed.root, text)
-        return summarize(found.relative, parsed.root, text, parsed.problems)
+        return summary_of(found.role, found.relative, text, self.rules)
 
     def summaries(self, found: Iterable[Found]) -> Iterator[Summary]:
         """The summary of each file found, read from disk; a file that cannot be read is skipped
