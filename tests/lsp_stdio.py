@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -68,10 +69,23 @@ class StdioClient:
         return reply.get("result")
 
     def expect(self, matches: Callable[[dict[str, Any]], bool]) -> Callable[[float], dict[str, Any]]:
-        """Drop what already arrived, then return a waiter for the next matching message."""
-        while not self.messages.empty():
-            self.messages.get_nowait()
-        return lambda timeout: self.wait(matches, timeout)
+        """A waiter for the next matching notification from now on: one that arrives while a
+        request waits for its reply (which drops what it passes over) is still found."""
+        start = len(self.notifications)
+
+        def waiter(timeout: float) -> dict[str, Any]:
+            deadline = time.monotonic() + timeout
+            while True:
+                found = next((m for m in self.notifications[start:] if matches(m)), None)
+                if found is not None:
+                    return found
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise queue.Empty
+                with contextlib.suppress(queue.Empty):
+                    self.messages.get(timeout=min(remaining, 0.05))
+
+        return waiter
 
     def wait(self, matches: Callable[[dict[str, Any]], bool], timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
