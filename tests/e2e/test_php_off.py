@@ -173,7 +173,9 @@ async def test_run_rubric_and_run_check_skip_the_php_check(client: LanguageClien
     check = await execute(
         client, "aiEval.runCheck", {"uri": uri, "checkIndex": 2, "response": RESPONSE, "question": QUESTION}
     )
-    assert check == {"outcome": None}
+    assert check["outcome"] is None
+    assert check["text"].startswith("skipped: it runs on the site (module support_assistant")
+    assert check["text"].endswith(f"but not in ai-eval-lsp's runs: it {PHP_OFF}")
     assert php_starts(client) == []
 
 

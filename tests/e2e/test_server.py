@@ -184,6 +184,18 @@ async def test_run_check_without_a_response_runs_it_on_each_case(client: Languag
     ]
 
 
+async def test_run_check_says_which_checks_there_are_not(client: LanguageClient) -> None:
+    uri = await open_document(client, "tone.rubric.yaml")
+    for arguments, message in (
+        ({"checkIndex": 99}, "has no check at position 99"),
+        ({"checkId": "nope"}, "has no check with id 'nope'"),
+    ):
+        with pytest.raises(Exception, match=message):
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams("aiEval.runCheck", [{"uri": uri, "response": "x", **arguments}])
+            )
+
+
 async def test_run_check_says_what_is_wrong_with_its_question(client: LanguageClient) -> None:
     uri = await open_document(client, "tone.rubric.yaml")
     arguments = {"uri": uri, "checkId": "apologises", "response": "So sorry!", "question": "q1"}

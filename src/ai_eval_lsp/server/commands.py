@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
+from ai_eval_lsp.core.lints import Claim
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
@@ -75,15 +76,19 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
     return folder, path, analysis
 
 
-def _check_index(rubric: LoadedRubric, argument: dict[str, Any]) -> int:
+def _check_at(rubric: LoadedRubric, argument: dict[str, Any]) -> tuple[int, Any]:
+    """The check an argument names (`checkIndex` or `checkId`), and its position."""
     checks = rubric.data.get("checks")
     checks = checks if isinstance(checks, list) else []
     if isinstance(argument.get("checkIndex"), int):
-        return int(argument["checkIndex"])
+        index = int(argument["checkIndex"])
+        if not 0 <= index < len(checks):
+            raise NotApplicable(f"rubric `{rubric.name}` has no check at position {index}")
+        return index, checks[index]
     wanted = argument.get("checkId")
     for index, check in enumerate(checks):
         if isinstance(check, dict) and check.get("id") == wanted:
-            return index
+            return index, check
     raise NotApplicable(f"rubric `{rubric.id}` has no check with id {wanted!r}")
 
 
@@ -209,8 +214,9 @@ def register(server: AiEvalServer) -> None:
         argument = _argument(list(arguments))
         folder, _, analysis = await _target(ls, argument)
         rubric = query.rubric_of(analysis)
-        index = _check_index(rubric, argument)
+        index, check = _check_at(rubric, argument)
         project = _project(folder)
+        claim = project.registry.dispatch(check) if isinstance(check, dict) else Claim()
         cancellation = Cancellation()
         options = RunOptions(
             cancellation=cancellation, read=reader_for(ls, folder), index=rubrics_for(folder)
@@ -225,7 +231,10 @@ def register(server: AiEvalServer) -> None:
                     cancellation,
                     lambda: check_response(project, rubric, index, response, question, options),
                 )
-                return {"outcome": outcome_json(outcome) if outcome else None, "text": outcome_line(outcome)}
+                return {
+                    "outcome": outcome_json(outcome) if outcome else None,
+                    "text": outcome_line(outcome, claim),
+                }
             paths = _running(folder, analysis)
             found = await cancellable(
                 ls, cancellation, lambda: check_cases(project, rubric, index, paths, options)
@@ -242,7 +251,7 @@ def register(server: AiEvalServer) -> None:
                 for path, case_id, outcome in found
             ],
             "text": "\n".join(
-                f"{path.name} {case_id}: {outcome_line(outcome)}" for path, case_id, outcome in found
+                f"{path.name} {case_id}: {outcome_line(outcome, claim)}" for path, case_id, outcome in found
             ),
         }
 
