@@ -120,7 +120,9 @@ def outcome_line(outcome: CheckOutcome | None, claim: Claim) -> str:
     if claim.error:
         return f"skipped: the check cannot be dispatched: {claim.error}"
     if claim.skipped:
-        return f"skipped: it runs on the site ({claim.runner}) but not in ai-eval-lsp's runs: it {claim.skipped}"
+        return (
+            f"skipped: it runs on the site ({claim.runner}) but not in ai-eval-lsp's runs: it {claim.skipped}"
+        )
     return "skipped: checks of its kind are not executed at run time"
 
 
