@@ -485,7 +485,7 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
         else layout.numbered,
     )
     unmoved = not moved and previous.layout is not None and previous.layout.broken is None
-    was = (before, _lines_of(lines, edit.start, edit.start + len(edit.inserted))) if unmoved else None
+    was = (number, before, _lines_of(lines, edit.start, edit.start + len(edit.inserted))) if unmoved else None
     return _assembled(previous, layout, lines, was)
 
 
@@ -572,10 +572,11 @@ def _assembled(
     previous: Analysis,
     layout: Layout,
     lines: LineIndex,
-    edited: tuple[Found, tuple[int, int]] | None = None,
+    edited: tuple[int, Found, tuple[int, int]] | None = None,
 ) -> Analysis:
     """The analysis of the layout's items put together with the top level around them. `edited`:
-    what the edited item held before an edit that moved no line, and the lines the edit is on."""
+    the item an edit that moved no line is inside, what it held before, and the lines the edit
+    is on."""
     root = _root(layout, lines)
     end_line, _ = layout.root_end
     shift = layout.end_line - end_line
@@ -598,13 +599,12 @@ def _assembled(
 
 
 def _spliced(
-    previous: Analysis, layout: Layout, before: Found, edit_lines: tuple[int, int]
+    previous: Analysis, layout: Layout, number: int, before: Found, edit_lines: tuple[int, int]
 ) -> list[Problem] | None:
     """The problems after an edit that moved no line and left what the summary and the rules
     across items take from the edited item (its id and facts) as they were: the previous
     problems with the item's own replaced. None when that cannot be told so: a problem or the
     summary places something on the edited lines, whose columns the edit may have moved."""
-    number = bisect_right(layout.lines, edit_lines[0]) - 1
     after = layout.items[number].found
     if (after.check_id, after.facts) != (before.check_id, before.facts):
         return None
