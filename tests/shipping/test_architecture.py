@@ -70,3 +70,9 @@ def test_the_clients_show_runs_and_checks_in_the_servers_words() -> None:
         for match in computing.finditer(path.read_text(encoding="utf-8"))
     }
     assert found == set()
+
+
+def test_the_scheduler_reads_the_session_and_never_changes_it() -> None:
+    """Analyses are handed to the server, which commits them (`AiEvalServer.land`)."""
+    source = (ROOT / "src/ai_eval_lsp/server/scheduler.py").read_text(encoding="utf-8")
+    assert set(re.findall(r"self\.session\.(\w+)", source)) == {"documents", "snapshot"}

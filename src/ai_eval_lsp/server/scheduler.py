@@ -1,6 +1,7 @@
 """Analyses open documents off the event loop: after an edit, once the debounce has passed; at once
 when a request needs the document as it is now. One analysis runs per opening of a document at a
-time; the loop commits each result through the session, then publishes what changed."""
+time; each result is handed to the server on the loop, which commits it through the session and
+publishes what changed. The scheduler reads the session and never changes it."""
 
 from __future__ import annotations
 
@@ -25,10 +26,10 @@ def analyse_snapshot(snapshot: Snapshot) -> Analysis:
 
 
 class Scheduler:
-    def __init__(self, session: Session, committed: Callable[[OpenDocument, bool], None]) -> None:
-        """`committed(document, others_changed)` is called on the loop after each commit."""
+    def __init__(self, session: Session, land: Callable[[OpenDocument, Snapshot, Analysis], None]) -> None:
+        """`land(document, snapshot, analysis)` is called on the loop with each analysis done."""
         self.session = session
-        self.committed = committed
+        self.land = land
         # Two threads: a slow document (a 10 MB rubric) does not hold up the others.
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="ai-eval analysis")
         self.timers: dict[str, asyncio.TimerHandle] = {}
@@ -79,8 +80,7 @@ class Scheduler:
             log.error("analysing %s failed", uri, exc_info=error)
             self._wake(uri, error)
             return
-        others_changed = self.session.commit(document, snapshot, future.result())
-        self.committed(document, others_changed)
+        self.land(document, snapshot, future.result())
         if document.current:
             self._wake(uri)
         elif uri not in self.timers:

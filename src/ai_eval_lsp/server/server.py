@@ -14,13 +14,14 @@ from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
 from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, serve_stdio
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import OpenDocument, Session
+from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class AiEvalServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ai-eval-lsp", __version__, protocol_cls=AiEvalProtocol)
         self.session = Session()
-        self.scheduler = Scheduler(self.session, self.committed)
+        self.scheduler = Scheduler(self.session, self.land)
         self.background: set[asyncio.Task[Any]] = set()
         self.folders = Folders(self)
         self._refresh: asyncio.TimerHandle | None = None
@@ -78,9 +79,10 @@ class AiEvalServer(LanguageServer):
         text_document = self.client_capabilities.text_document
         return bool(text_document and text_document.diagnostic)
 
-    def committed(self, document: OpenDocument, others_changed: bool) -> None:
-        """After a commit: the document's diagnostics for its new version, and those of the other
-        documents of its folder that the change altered."""
+    def land(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> None:
+        """An analysis done: committed, then the document's diagnostics for its new version, and
+        those of the other documents of its folder that the change altered."""
+        others_changed = self.session.commit(document, snapshot, analysis)
         self.publish([document], always=True)
         if others_changed:
             self.publish(
