@@ -260,7 +260,7 @@ def test_a_composite_whose_rubric_runs_nothing_is_skipped_and_named() -> None:
         {"id": "sorry", "kind": "must_contain_any", "values": ["sorry"]},
         {"id": "judges", "kind": "composite", "rubric": "judged"},
     )
-    assert runs.run_check(rubric, 1, "So sorry", {}) is None
+    assert runs.run_check(rubric, 1, "So sorry", {}) == "composite: `judged` has no executable check"
     verdict = runs.evaluate(rubric, "So sorry", {})
     assert verdict is not None
     assert verdict.skipped == ("judges",)
@@ -444,7 +444,7 @@ class Faulty:
 @pytest.mark.parametrize("in_applies", [True, False])
 def test_an_executor_that_cannot_run_a_check_here_skips_it_with_its_cause(in_applies: bool) -> None:
     runs = evaluator(Runner(Unrunnable(in_applies), "module my_mod"), Runner(PhpOnly(), "never reached"))
-    assert runs.run_check(RUBRIC, 2, "x", {}) is None
+    assert runs.run_check(RUBRIC, 2, "x", {}) == "php_only, needs the Drupal service `@cache`"
     verdict = runs.evaluate(RUBRIC, "So sorry", {})
     assert verdict is not None
     assert verdict.reason == (
@@ -463,7 +463,7 @@ def test_the_first_executor_that_raises_in_applies_is_the_one_named() -> None:
     claimed = evaluator(
         Runner(Raising(), "plugin first 1.0"), Runner(PhpOnly(), "module my_mod", "no PHP found")
     )
-    assert claimed.run_check(RUBRIC, 2, "x", {}) is None
+    assert claimed.run_check(RUBRIC, 2, "x", {}) == "php_only, no PHP found"
     assert claimed.cannot_run == {"no PHP found": 1}
 
 

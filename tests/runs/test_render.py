@@ -11,7 +11,7 @@ import pytest
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import Verdict
 from ai_eval_lsp.core.results import CaseResult, build_row
-from ai_eval_lsp.runs.render import cases_json, format_run, format_runs_markdown
+from ai_eval_lsp.runs.render import cases_json, format_run, format_runs_markdown, outcome_line
 from ai_eval_lsp.runs.run import RunResult
 
 REASON = "all_pass: 1 of 2 checks passed | failed: length (1 words, minimum 3)"
@@ -108,3 +108,12 @@ def test_the_cli_prints_the_same_lines() -> None:
         f"- `t` `rude`: {cell}",
         "- `t` `rude`: expected pass, which it did not get",
     ]
+
+
+def test_a_check_run_alone_is_worded_as_a_verdict_words_it() -> None:
+    assert outcome_line(CheckOutcome("polite", "must_contain_any", 1.0, True, 'found "sorry"')) == (
+        'pass 5.00/5  found "sorry"'
+    )
+    assert outcome_line("composite: `judged` has no executable check") == (
+        "skipped (composite: `judged` has no executable check)"
+    )

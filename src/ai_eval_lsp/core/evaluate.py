@@ -113,13 +113,13 @@ class Evaluator:
 
     def run_check(
         self, rubric: LoadedRubric, index: int, response: str, question: Mapping[str, Any]
-    ) -> CheckOutcome | None:
-        """One check of a rubric, as the evaluator would run it; None when it is not executed."""
+    ) -> CheckOutcome | str:
+        """One check of a rubric, as the evaluator would run it: its outcome, or why it was
+        skipped (the words a verdict's reason gives after its name: `llm_judge, not executed`)."""
         checks = rubric.data.get("checks")
         if not isinstance(checks, list) or not 0 <= index < len(checks):
             raise RubricError(f"rubric `{rubric.name}` has no check at position {index}")
-        outcome = self._check(index, checks[index], response, question, (rubric,))
-        return outcome if isinstance(outcome, CheckOutcome) else None
+        return self._check(index, checks[index], response, question, (rubric,))
 
     def _evaluate(
         self,

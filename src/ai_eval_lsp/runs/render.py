@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
-from ai_eval_lsp.core.lints import Claim
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
 
 if TYPE_CHECKING:
@@ -112,18 +111,13 @@ def case_lines(case: CaseResult) -> list[CaseMessage]:
     return lines
 
 
-def outcome_line(outcome: CheckOutcome | None, claim: Claim) -> str:
-    """One check's outcome, as editors show a `runCheck`: `pass 5.00/5  found "sorry"`; without
-    one, why the check was skipped (who claims it: `dispatch`)."""
-    if outcome is not None:
-        return f"{_word(outcome.passed)} {5 * outcome.score:.2f}/5  {outcome.reason}"
-    if claim.error:
-        return f"skipped: the check cannot be dispatched: {claim.error}"
-    if claim.skipped:
-        return (
-            f"skipped: it runs on the site ({claim.runner}) but not in ai-eval-lsp's runs: it {claim.skipped}"
-        )
-    return "skipped: checks of its kind are not executed at run time"
+def outcome_line(outcome: CheckOutcome | str) -> str:
+    """One check's outcome, as editors show a `runCheck`: `pass 5.00/5  found "sorry"`, or why it
+    was skipped, in the words a verdict's reason names it with (`skipped (llm_judge, not
+    executed)`)."""
+    if isinstance(outcome, str):
+        return f"skipped ({outcome})"
+    return f"{_word(outcome.passed)} {5 * outcome.score:.2f}/5  {outcome.reason}"
 
 
 def _word(passed: bool) -> str:

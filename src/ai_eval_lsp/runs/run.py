@@ -232,9 +232,9 @@ def check_response(
     response: str,
     question: Mapping[str, Any],
     options: RunOptions = RunOptions(),
-) -> CheckOutcome | None:
-    """One check of a rubric on one response, as a run would run it (None: not executed). Not a
-    run: nothing is stored."""
+) -> CheckOutcome | str:
+    """One check of a rubric on one response, as a run would run it: its outcome, or why it was
+    skipped. Not a run: nothing is stored."""
     with evaluating(project, _library(project, options)) as evaluator:
         return evaluator.run_check(rubric, index, response, question)
 
@@ -245,10 +245,11 @@ def check_cases(
     index: int,
     cases_paths: list[Path],
     options: RunOptions = RunOptions(),
-) -> list[tuple[Path, str, CheckOutcome | None]]:
+) -> list[tuple[Path, str, CheckOutcome | str]]:
     """One check of a rubric on every case (that has a response) of some cases files: (cases
-    file, case id, outcome). Not a run: nothing is stored; cancellable between cases."""
-    found: list[tuple[Path, str, CheckOutcome | None]] = []
+    file, case id, outcome or why it was skipped). Not a run: nothing is stored; cancellable
+    between cases."""
+    found: list[tuple[Path, str, CheckOutcome | str]] = []
     cancellation = options.cancellation or Cancellation()
     with evaluating(project, _library(project, options)) as evaluator:
         for path in cases_paths:

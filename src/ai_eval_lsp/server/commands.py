@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
-from ai_eval_lsp.core.lints import Claim
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
@@ -76,20 +76,22 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
     return folder, path, analysis
 
 
-def _check_at(rubric: LoadedRubric, argument: dict[str, Any]) -> tuple[int, Any]:
-    """The check an argument names (`checkIndex` or `checkId`), and its position."""
+def _check_index(rubric: LoadedRubric, argument: dict[str, Any]) -> int:
+    """The position of the check an argument names (`checkIndex`, or `checkId`)."""
     checks = rubric.data.get("checks")
     checks = checks if isinstance(checks, list) else []
     if isinstance(argument.get("checkIndex"), int):
-        index = int(argument["checkIndex"])
-        if not 0 <= index < len(checks):
-            raise NotApplicable(f"rubric `{rubric.name}` has no check at position {index}")
-        return index, checks[index]
+        return int(argument["checkIndex"])  # the evaluator says when there is none there
     wanted = argument.get("checkId")
     for index, check in enumerate(checks):
         if isinstance(check, dict) and check.get("id") == wanted:
-            return index, check
-    raise NotApplicable(f"rubric `{rubric.id}` has no check with id {wanted!r}")
+            return index
+    raise NotApplicable(f"rubric `{rubric.name}` has no check with id {wanted!r}")
+
+
+def _outcome_json(outcome: CheckOutcome | str) -> dict[str, Any] | None:
+    """SPEC's outcome JSON; null for a check that was skipped."""
+    return outcome_json(outcome) if isinstance(outcome, CheckOutcome) else None
 
 
 def _running(folder: Folder, analysis: Analysis) -> list[Path]:
@@ -214,9 +216,8 @@ def register(server: AiEvalServer) -> None:
         argument = _argument(list(arguments))
         folder, _, analysis = await _target(ls, argument)
         rubric = query.rubric_of(analysis)
-        index, check = _check_at(rubric, argument)
+        index = _check_index(rubric, argument)
         project = _project(folder)
-        claim = project.registry.dispatch(check) if isinstance(check, dict) else Claim()
         cancellation = Cancellation()
         options = RunOptions(
             cancellation=cancellation, read=reader_for(ls, folder), index=rubrics_for(folder)
@@ -232,8 +233,8 @@ def register(server: AiEvalServer) -> None:
                     lambda: check_response(project, rubric, index, response, question, options),
                 )
                 return {
-                    "outcome": outcome_json(outcome) if outcome else None,
-                    "text": outcome_line(outcome, claim),
+                    "outcome": _outcome_json(outcome),
+                    "text": outcome_line(outcome),
                 }
             paths = _running(folder, analysis)
             found = await cancellable(
@@ -246,12 +247,12 @@ def register(server: AiEvalServer) -> None:
                 {
                     "casesUri": uri_of(path),
                     "caseId": case_id,
-                    "outcome": outcome_json(outcome) if outcome else None,
+                    "outcome": _outcome_json(outcome),
                 }
                 for path, case_id, outcome in found
             ],
             "text": "\n".join(
-                f"{path.name} {case_id}: {outcome_line(outcome, claim)}" for path, case_id, outcome in found
+                f"{path.name} {case_id}: {outcome_line(outcome)}" for path, case_id, outcome in found
             ),
         }
 
