@@ -31,16 +31,52 @@ end
 -- The cases are tests/fixtures/roots.json, which the CLI is tested against too.
 local AI_EVAL = '"?ai%-eval"?'
 
--- The delimiter of a multi-line string a line opens and leaves open, if it does.
-local function opens_string(line)
-  local code = line:gsub("#.*$", "")
-  local double, single = code:find('"""', 1, true), code:find("'''", 1, true)
-  local delimiter = (double and (not single or double < single)) and '"""' or (single and "'''")
-  if not delimiter then
-    return nil
+-- Where a string that starts at `i` ends (its last character) in `line`; nil when it does not
+-- end on this line. `quote` is its delimiter; basic strings (`"`, `"""`) take `\` escapes.
+local function string_end(line, i, quote)
+  local j = i
+  while j <= #line do
+    if quote:sub(1, 1) == '"' and line:sub(j, j) == "\\" then
+      j = j + 2
+    elseif line:sub(j, j + #quote - 1) == quote then
+      return j + #quote - 1
+    else
+      j = j + 1
+    end
   end
-  local _, count = code:gsub(delimiter, "")
-  return count % 2 == 1 and delimiter or nil
+  return nil
+end
+
+-- The delimiter of the multi-line string a line leaves open, if any: the line is read as TOML
+-- from the state `open` (the delimiter of a multi-line string it starts inside), strings and
+-- comments included.
+local function open_string_after(line, open)
+  local i = 1
+  if open then
+    local close = string_end(line, 1, open)
+    if not close then
+      return open
+    end
+    i = close + 1
+  end
+  while i <= #line do
+    local c = line:sub(i, i)
+    if c == "#" then
+      return nil
+    end
+    local quote = (line:sub(i, i + 2) == '"""' or line:sub(i, i + 2) == "'''") and line:sub(i, i + 2)
+      or ((c == '"' or c == "'") and c)
+    if quote then
+      local close = string_end(line, i + #quote, quote)
+      if not close then
+        return #quote == 3 and quote or nil
+      end
+      i = close + 1
+    else
+      i = i + 1
+    end
+  end
+  return nil
 end
 
 local function has_ai_eval_table(path)
@@ -53,9 +89,7 @@ local function has_ai_eval_table(path)
   for line in text:gmatch("[^\r\n]+") do
     local header = not in_string and line:match("^%s*%[%s*([^%]]-)%s*%]")
     if in_string then
-      if line:find(in_string, 1, true) then
-        in_string = nil
-      end
+      in_string = open_string_after(line, in_string)
     elseif header then
       table_name = header:gsub("%s", "")
       if table_name:match("^tool%." .. AI_EVAL .. "$") or table_name:match("^tool%." .. AI_EVAL .. "%.") then
@@ -72,7 +106,7 @@ local function has_ai_eval_table(path)
           return true
         end
       end
-      in_string = opens_string(line)
+      in_string = open_string_after(line, nil)
     end
   end
   return false
