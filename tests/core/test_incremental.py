@@ -319,3 +319,24 @@ def test_typing_a_word_in_one_item_checks_no_other(
     for new_text, edits, full in expected:
         current = update(current, edits, rules, LineIndex(new_text))
         assert_same(current, full)
+
+
+def test_typing_at_the_end_of_a_list_that_ends_the_text_reads_its_last_item_alone(
+    rules: Rules, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where new cases are written: at the end of a cases file whose last case ends the text."""
+    text = document("cases", [0, 1, 2])  # an odd count: no final line break
+    current = analyse("cases", "x.yaml", text, rules)
+    full = analysis_module.analyse
+
+    def whole(*args: Any, **kwargs: Any) -> Analysis:
+        raise AssertionError("the document was read whole")
+
+    monkeypatch.setattr(analysis_module, "analyse", whole)
+    for typed in "fail":
+        edits = [Edit(len(text), 0, typed)]
+        text += typed
+        expected = full("cases", "x.yaml", text, rules)
+        assert assert_peeks_agree(current, edits, text, expected) > len(list(cursors(text))) * 0.9
+        current = update(current, edits, rules, LineIndex(text))
+        assert_same(current, expected)

@@ -415,7 +415,7 @@ def at_after(
     after = first + breaks(item_text) + (not item_text.endswith(("\n", "\r")))
     if line < first:  # before the item: as it was, if it ends before the edit
         at = previous.at(line, column)
-        unchanged = at is None or all(each.end_index <= edit.start for each in _nodes_of_at(at))
+        unchanged = at is None or all(each.end_index < edit.start for each in _nodes_of_at(at))
         return Peeked(at) if unchanged else None
     if line >= after:  # after it: as it was, moved, if it starts after the edit
         at = previous.at(line - moved, column)

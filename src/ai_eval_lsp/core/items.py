@@ -256,8 +256,11 @@ class Layout:
         return self.starts[number + 1] if number + 1 < len(self.starts) else self.end
 
     def find(self, start: int, end: int) -> int | None:
-        """The item whose text holds `[start, end)` (an insertion: `start == end`), if one does."""
+        """The item whose text holds `[start, end)` (an insertion: `start == end`), if one does;
+        typing at the end of a list that ends the text is typing in its last item."""
         number = bisect_right(self.starts, start) - 1
+        if number == len(self.starts) - 1 and start == end == self.end and self.frame.follows is None:
+            return number
         if number < 0 or end > self.item_end(number) or start >= self.item_end(number):
             return None
         return number
