@@ -340,3 +340,26 @@ def test_typing_at_the_end_of_a_list_that_ends_the_text_reads_its_last_item_alon
         assert assert_peeks_agree(current, edits, text, expected) > len(list(cursors(text))) * 0.9
         current = update(current, edits, rules, LineIndex(text))
         assert_same(current, expected)
+
+
+def test_an_edit_across_the_reference_limit_reads_the_document_whole(
+    rules: Rules, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below the limit the reference parser decides odd keys, past it libyaml does: the items
+    read on one side are not taken over to the other."""
+    text = document("rubric", [0, 1, 2, 3])
+    monkeypatch.setattr(yamltree, "REFERENCE_LIMIT", len(text) - 1)
+    current = analyse("rubric", "x.yaml", text, rules)
+    full = analysis_module.analyse
+    whole: list[str] = []
+
+    def counted(role: Role, path: str, new_text: str, *args: Any) -> Analysis:
+        whole.append(new_text)
+        return full(role, path, new_text, *args)
+
+    monkeypatch.setattr(analysis_module, "analyse", counted)
+    where = text.index("sorry")
+    text = text[:where] + text[where + 2 :]
+    current = update(current, [Edit(where, 2, "")], rules, LineIndex(text))
+    assert whole == [text]
+    assert_same(current, full("rubric", "x.yaml", text, rules))

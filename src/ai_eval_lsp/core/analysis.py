@@ -407,7 +407,7 @@ def at_after(
     if edited is None or layout.broken is not None:
         return None
     number, item_text, moved, delta = edited
-    read = _read_node(replace(layout, small=len(lines.text) <= yamltree.REFERENCE_LIMIT), number, item_text)
+    read = _read_node(layout, number, item_text)
     if not isinstance(read, tuple):
         return None  # the document may not read at all now
     node, first = read[0].node, layout.lines[number]
@@ -458,7 +458,6 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
         lines=layout.lines[:after] + [line + moved for line in layout.lines[after:]],
         end=layout.end + delta,
         end_line=layout.end_line + moved,
-        small=len(text) <= yamltree.REFERENCE_LIMIT,
     )
     item = _read_item(layout, number, item_text, text, rules)
     if isinstance(item, Exception):
@@ -498,6 +497,8 @@ def _edited_item(
     number = layout.find(edit.start, edit.start + edit.removed)
     if number is None or layout.broken not in (None, number):
         return None
+    if (len(text) <= yamltree.REFERENCE_LIMIT) != layout.small:
+        return None  # across the limit the other items would be read by another parser's rules
     start, delta = layout.starts[number], len(edit.inserted) - edit.removed
     item_text = text[start : layout.item_end(number) + delta]
     last = number == len(layout.items) - 1
