@@ -448,7 +448,7 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
     if edited is None:
         return None
     number, item_text, moved, delta = edited
-    text = lines.text
+    text, was_broken = lines.text, layout.broken is not None
     if moved and any(problem.span.start.line >= layout.root_end[0] for problem in layout.top_parsed):
         return None  # the parser's messages after the list may name lines (a repeated key's first)
     after = number + 1
@@ -483,8 +483,13 @@ def _item_update(previous: Analysis, edit: Edit, rules: Rules, lines: LineIndex)
         if item.numbered or number in layout.numbered
         else layout.numbered,
     )
-    unmoved = not moved and previous.layout is not None and previous.layout.broken is None
-    was = (number, before, _lines_of(lines, edit.start, edit.start + len(edit.inserted))) if unmoved else None
+    # Problems carry over only from an analysis that had them all (not a syntax error's alone).
+    spliceable = not moved and not was_broken
+    was = (
+        (number, before, _lines_of(lines, edit.start, edit.start + len(edit.inserted)))
+        if spliceable
+        else None
+    )
     return _assembled(previous, layout, lines, was)
 
 
