@@ -175,14 +175,8 @@ def first_diagnostics(workspace: Path) -> None:
     print(f"\nA valid {len(text) / 1e6:.1f} MB rubric (66,000 checks):")
     server = Server("ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, {})
     peak = 0
-    waiter = server.client.expect(
-        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == path.as_uri()
-    )
     started = time.perf_counter()
-    server.client.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}},
-    )
+    waiter = server.client.open(path, text)
     while True:
         peak = max(peak, _peak_kb(server.client.process.pid))
         try:

@@ -46,22 +46,16 @@ class Server:
     ) -> None:
         self.name, self.folder, self.settings = name, folder, settings
         self.client = StdioClient(command, self.answer, env={**os.environ, **env})
-        self.client.request(
-            "initialize",
+        self.client.initialize(
+            folder,
             {
-                "processId": os.getpid(),
-                "rootUri": folder.as_uri(),
-                "workspaceFolders": [{"uri": folder.as_uri(), "name": "bench"}],
-                "capabilities": {
-                    "workspace": {"configuration": True},
-                    "textDocument": {
-                        "completion": {"completionItem": {"snippetSupport": True}},
-                        "hover": {"contentFormat": ["markdown"]},
-                    },
+                "workspace": {"configuration": True},
+                "textDocument": {
+                    "completion": {"completionItem": {"snippetSupport": True}},
+                    "hover": {"contentFormat": ["markdown"]},
                 },
             },
         )
-        self.client.notify("initialized", {})
         self.client.notify("workspace/didChangeConfiguration", {"settings": settings})
         self.version = 0
         self.empty: dict[str, bool] = {}  # whether the last answer to a method was empty
@@ -89,19 +83,12 @@ class Server:
         return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
 
     def open(self, name: str, text: str) -> str:
+        """A document written into the folder and opened, once its first diagnostics are in."""
         path = self.folder / name
         path.write_text(text)
-        uri = path.as_uri()
         self.version = 1
-        waiter = self.client.expect(
-            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-        )
-        self.client.notify(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
-        )
-        waiter(120)
-        return uri
+        self.client.open(path, text)(120)
+        return path.as_uri()
 
     def change(self, uri: str, text: str) -> float:
         self.version += 1
@@ -203,14 +190,8 @@ def users_meet(folder: Path, repeat: int) -> None:
     broken = rubric(120_000).replace("  - id: c60000\n", "  - id: c60000\n    kind: [unclosed\n", 1)
     path = folder / "huge.rubric.yaml"
     path.write_text(broken)
-    waiter = server.client.expect(
-        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == path.as_uri()
-    )
     started = time.perf_counter()
-    server.client.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": broken}},
-    )
+    waiter = server.client.open(path, broken)
     waits = []
     small_hover = {"textDocument": {"uri": small}, "position": {"line": 5, "character": 6}}
     reported = None

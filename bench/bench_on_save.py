@@ -63,24 +63,12 @@ def main() -> None:
             return None
 
         client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=dict(os.environ))
-        client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": folder.as_uri(),
-                "workspaceFolders": [{"uri": folder.as_uri(), "name": "bench"}],
-                "capabilities": {
-                    "workspace": {"configuration": True},
-                    "experimental": {"aiEval": {"runComplete": True}},
-                },
-            },
+        client.initialize(
+            folder,
+            {"workspace": {"configuration": True}, "experimental": {"aiEval": {"runComplete": True}}},
         )
-        client.notify("initialized", {})
         uri = path.as_uri()
-        client.notify(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": cases(False)}},
-        )
+        client.open(path, cases(False))
         client.request("workspace/symbol", {"query": ""})  # the folder indexed, the document checked
         seconds = []
         for version in range(2, args.repeat + 2):

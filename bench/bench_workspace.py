@@ -53,43 +53,15 @@ def installed_env(cache: Path) -> dict[str, str]:
 def start(folder: Path, cache: Path) -> StdioClient:
     env = installed_env(cache)
     client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=env)
-    client.request(
-        "initialize",
-        {
-            "processId": os.getpid(),
-            "rootUri": folder.as_uri(),
-            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
-            "capabilities": CAPABILITIES,
-        },
-    )
-    client.notify("initialized", {})
+    client.initialize(folder, CAPABILITIES)
     return client
-
-
-def open_document(client: StdioClient, path: Path) -> None:
-    client.notify(
-        "textDocument/didOpen",
-        {
-            "textDocument": {
-                "uri": path.as_uri(),
-                "languageId": "yaml",
-                "version": 1,
-                "text": path.read_text(),
-            }
-        },
-    )
 
 
 def first_diagnostics(folder: Path, rubric: Path, cache: Path) -> float:
     """From the server's start, opened on `folder`, to `rubric`'s first diagnostics."""
     started = time.perf_counter()
     client = start(folder, cache)
-    uri = rubric.as_uri()
-    waiter = client.expect(
-        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-    )
-    open_document(client, rubric)
-    message = waiter(120)
+    message = client.open(rubric, rubric.read_text())(120)
     elapsed = time.perf_counter() - started
     assert message["params"]["diagnostics"] == [], message  # the PHP kind is known from the first
     client.close()
@@ -125,7 +97,7 @@ def during_indexing(folder: Path, cache: Path) -> tuple[list[float], float]:
     started = time.perf_counter()
     client = start(folder, cache)
     path = folder / "r1999.rubric.yaml"
-    open_document(client, path)
+    client.open(path, path.read_text())
     uri = path.as_uri()
     hover = {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 40}}
     complete = {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 4}}

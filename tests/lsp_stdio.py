@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -61,6 +63,31 @@ class StdioClient:
 
     def notify(self, method: str, params: Any) -> None:
         self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def initialize(self, folder: Path, capabilities: dict[str, Any]) -> None:
+        """The handshake, for a workspace of one folder."""
+        self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": folder.as_uri(),
+                "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
+                "capabilities": capabilities,
+            },
+        )
+        self.notify("initialized", {})
+
+    def open(self, path: Path, text: str) -> Callable[[float], dict[str, Any]]:
+        """Open a document (version 1); a waiter for its diagnostics."""
+        uri = path.as_uri()
+        waiter = self.expect(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+        )
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+        )
+        return waiter
 
     def request(self, method: str, params: Any, timeout: float = 60) -> Any:
         self.next_id += 1

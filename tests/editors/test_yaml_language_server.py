@@ -43,15 +43,7 @@ def yls(tmp_path_factory: pytest.TempPathFactory) -> StdioClient:
         return None
 
     client = StdioClient(["node", str(SERVER), "--stdio"], answer)
-    client.request(
-        "initialize",
-        {
-            "processId": os.getpid(),
-            "rootUri": folder.as_uri(),
-            "capabilities": {"workspace": {"configuration": True}},
-        },
-    )
-    client.notify("initialized", {})
+    client.initialize(folder, {"workspace": {"configuration": True}})
     client.notify("workspace/didChangeConfiguration", {"settings": settings})
     client.folder = folder  # type: ignore[attr-defined]
     yield client
@@ -61,14 +53,7 @@ def yls(tmp_path_factory: pytest.TempPathFactory) -> StdioClient:
 def diagnostics(client: StdioClient, name: str, text: str) -> list[dict[str, object]]:
     path = client.folder / name  # type: ignore[attr-defined]
     path.write_text(text)
-    uri = path.as_uri()
-    client.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
-    )
-    message = client.wait(
-        lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-    )
+    message = client.open(path, text)(60)
     return message["params"]["diagnostics"]  # type: ignore[no-any-return]
 
 
