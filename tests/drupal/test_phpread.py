@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ai_eval_lsp.drupal.phpread import ClassReading, PhpSources, as_schema, setting
+from ai_eval_lsp.drupal.phpread import ClassReading, PhpSources, as_schema
 
 PHP = shutil.which("php")
 needs_php = pytest.mark.skipif(PHP is None, reason="needs php-cli (scripts/setup installs it)")
@@ -771,39 +771,6 @@ def test_bad_bytes_never_raise(tmp_path: Path) -> None:
 
 
 # --- settings.php ------------------------------------------------------------------------------
-
-KNOWN = {"$app_root": b"/srv/web", "$site_path": b"sites/default", "__DIR__": b"/srv/web/sites/default"}
-
-
-@pytest.mark.parametrize(
-    ("source", "expected"),
-    [
-        ("$settings['config_sync_directory'] = '../config/sync';", "../config/sync"),
-        ('$settings["config_sync_directory"] = "../config/\\x73ync";', "../config/sync"),
-        ("$settings['config_sync_directory'] = $app_root . '/../config/sync';", "/srv/web/../config/sync"),
-        (
-            "$settings['config_sync_directory'] = __DIR__ . '/files/sync';",
-            "/srv/web/sites/default/files/sync",
-        ),
-        (
-            "$settings['config_sync_directory'] = $site_path . '/files/config_' . 'abc' . '/sync';",
-            "sites/default/files/config_abc/sync",
-        ),
-        ("$settings['config_sync_directory'] = 'a';\n$settings['config_sync_directory'] = 'b';", "b"),
-        (
-            "# $settings['config_sync_directory'] = '/elsewhere';\n$settings['config_sync_directory'] = 'c';",
-            "c",
-        ),
-        ("$settings['config_sync_directory'] = getenv('SYNC');", None),
-        ("if (TRUE) { $settings['config_sync_directory'] = 'conditional'; }", None),
-        ("$settings['hash_salt'] = 'x';", None),
-    ],
-)
-def test_the_config_sync_setting_is_read_statically(source: str, expected: str | None) -> None:
-    assert (
-        setting(f"<?php\n{source}\n".encode(), Path("settings.php"), "config_sync_directory", KNOWN)
-        == expected
-    )
 
 
 def test_a_long_chain_of_constants_is_unreadable_not_a_crash(tmp_path: Path) -> None:

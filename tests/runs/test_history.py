@@ -466,7 +466,7 @@ def test_a_diff_says_what_the_store_lacks_and_names_runs_of_one_target(tmp_path:
         f"{tmp_path / 'empty.sqlite'} holds no runs yet: run a cases file first",
         f"`other` has 1 run in {store.path}; a diff needs two",
         f"`tone` has 0 runs in {store.path}; a diff needs two",
-        "run 1 is of `other`, not `tone`: a diff compares runs of one target",
+        "run 2 is of `tone` and run 1 of `other`: a diff compares runs of one target",
     ]
     comparison = store.diff(2)  # a base alone: compared with its target's latest
     assert (comparison.base["run_id"], comparison.head["run_id"]) == (2, 3)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+SITE_ID = "siteId"
+"""The key a site's run carries (its row id on the site); a local run has none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,9 @@ class CaseRecord:
     passed: bool | None
     reason: str | None = None
     outcomes: tuple[Mapping[str, Any], ...] = ()
+    question_id: str | None = None
+    """The `id` of the case's question (for a site's run, its own key): what a local run and a
+    site's run are paired by."""
 
     @property
     def scored(self) -> bool:
@@ -71,6 +77,60 @@ def cases_file(row: Mapping[str, Any]) -> str | None:
     """The cases file a run ran (relative to its project's root), from the row's `config_json`."""
     found = _config(row).get("cases_file")
     return found if isinstance(found, str) else None
+
+
+def mirrored_target(row: Mapping[str, Any]) -> str | None:
+    """The site target a local run's cases file mirrors (its `site_target`)."""
+    found = None if SITE_ID in row else _config(row).get("site_target")
+    return found if isinstance(found, str) else None
+
+
+def pass_line(row: Mapping[str, Any]) -> float | None:
+    """The 0..5 score at which a local run's rubric passes a case: what a site's question scores
+    are judged by when they are compared with that run (the site keeps no verdict per question)."""
+    found = _config(row).get("pass_line")
+    return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+
+def run_label(row: Mapping[str, Any]) -> str:
+    """A run as messages and tables name it: `run 12`, or `site run 412`."""
+    return f"site run {row[SITE_ID]}" if SITE_ID in row else f"run {row['run_id']}"
+
+
+def question_scores(scores_json: Any, questions: bool) -> list[CaseRecord]:
+    """The per-case (a site's: per-question, `questions`) scores of a row's `scores_json`: an
+    object from id to a 0..5 score or null, read entry by entry (a score that is no number is
+    null); any other shape gives none, leaving the run its aggregates only."""
+    try:
+        scores = json.loads(scores_json) if isinstance(scores_json, str | bytes) else None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return []
+    if not isinstance(scores, dict):
+        return []
+    return [
+        CaseRecord(str(key), _score(value), None, question_id=str(key) if questions else None)
+        for key, value in scores.items()
+    ]
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def judged(cases: Sequence[CaseRecord], line: float) -> list[CaseRecord]:
+    """A site's questions with a verdict: passed at a score of at least `line`."""
+    return [case if case.score is None else replace(case, passed=case.score >= line - 1e-9) for case in cases]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +257,20 @@ def diff(
     head: Mapping[str, Any],
     base_cases: Sequence[CaseRecord],
     head_cases: Sequence[CaseRecord],
+    by_question: bool = False,
 ) -> Diff:
-    """Two rows of one target and their cases, compared."""
-    in_base = {case.case_id: case for case in base_cases}
-    in_head = {case.case_id: case for case in head_cases}
+    """Two rows of one target and their cases, compared case by case; `by_question`, a local run
+    and a site's run, by question id (a case without one pairs with nothing, and is listed by its
+    case id)."""
+
+    def key(case: CaseRecord) -> str:
+        if not by_question:
+            return case.case_id
+        return case.question_id if case.question_id is not None else f"{case.case_id} (no question id)"
+
+    in_base = {key(case): case for case in base_cases}
+    in_head = {key(case): case for case in head_cases}
     cases: list[tuple[str, CaseRecord | None, CaseRecord | None]]
-    cases = [(case.case_id, in_base.get(case.case_id), case) for case in head_cases]
-    cases += [(case.case_id, case, None) for case in base_cases if case.case_id not in in_head]
+    cases = [(key(case), in_base.get(key(case)), case) for case in head_cases]
+    cases += [(key(case), case, None) for case in base_cases if key(case) not in in_head]
     return Diff(str(head["target_id"]), base, head, tuple(cases))

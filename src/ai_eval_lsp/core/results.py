@@ -38,6 +38,8 @@ class CaseResult:
     verdict: Verdict | None
     error: str | None
     expect: str | None
+    question_id: str | None = None
+    """The `id` of its question, when it has one."""
 
     @property
     def scored(self) -> bool:
@@ -56,10 +58,12 @@ class CaseResult:
     def record(self) -> CaseRecord:
         """The case as the store keeps it: its 0..5 score and verdict, or its error."""
         if self.verdict is None or self.error is not None:
-            return CaseRecord(self.case_id, None, None, self.error)
+            return CaseRecord(self.case_id, None, None, self.error, question_id=self.question_id)
         verdict = self.verdict
         outcomes = tuple(outcome_json(o) for o in verdict.outcomes)
-        return CaseRecord(self.case_id, 5 * verdict.score, verdict.passed, verdict.reason, outcomes)
+        return CaseRecord(
+            self.case_id, 5 * verdict.score, verdict.passed, verdict.reason, outcomes, self.question_id
+        )
 
 
 def gate_failures(gate: Mapping[str, float] | None, metrics: Mapping[str, float], scored: int) -> list[str]:

@@ -15,12 +15,15 @@ class SettingsFileError(Exception):
     """A settings file that cannot be read: every setting in it would silently not apply."""
 
 
+GROUPS = ("drupal", "php", "site")
+"""Settings named `group.key` (`php.run`), sent nested by editors."""
+
 CLIENT_SETTINGS = frozenset({"interpreter", "trace", "trace.server"})
 """Keys of the `aiEval` section that only the VS Code client reads."""
 
-RESTRICTED = frozenset({"php_command", "php_run", "results_database"})
+RESTRICTED = frozenset({"php_command", "php_run", "results_database", "site_database"})
 """What a workspace the editor does not trust may not set in its own files: how PHP starts,
-whether it runs, and where runs are written."""
+whether it runs, where runs are written, and which database is read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,16 @@ class Settings:
     stored (`RESTRICTED`); the editor's values stand."""
     run_on_save: str = field(default="off", metadata={"choices": ("off", "affected")})
     """`affected`: a saved rubric or cases file runs the cases files it affects (SPEC section 3)."""
+    site_database: str = field(default="", repr=False, metadata={"secret": True})
+    """The Drupal site's database as a URL (`mysql://USER:PASSWORD@HOST:PORT/DATABASE#PREFIX`,
+    `pgsql://...`, `sqlite://localhost/PATH`); empty: read from the site's settings.php. Never
+    shown: it may hold a password."""
+    site_poll_seconds: float = field(default=15.0, metadata={"minimum": 0})
+    """How often the server reads the site's new runs while a file of the project is open; 0:
+    only when asked (`aiEval.siteRuns`)."""
+    site_regression_tolerance: float = field(default=0.5, metadata={"minimum": 0})
+    """How far a site run's average may fall below the target's previous one before it is
+    flagged `regressed`."""
 
     @property
     def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -90,9 +103,8 @@ class Settings:
                 continue
             converted = _convert(value, setting)
             if converted is None:
-                problems.append(
-                    f"setting `{key}` must be {_describe(setting)}, not {value!r}; using the default"
-                )
+                given = "" if setting.metadata.get("secret") else f", not {value!r}"
+                problems.append(f"setting `{key}` must be {_describe(setting)}{given}; using the default")
                 continue
             values[setting.name] = converted
         return replace(cls(), **values), problems
@@ -162,7 +174,7 @@ def _loose(name: str) -> str:
 def _setting_name(field_name: str) -> str:
     """`php_run` is `php.run`, `run_timeout_seconds` is `runTimeoutSeconds`."""
     group, _, rest = field_name.partition("_")
-    if group in ("drupal", "php"):
+    if group in GROUPS:
         return f"{group}.{_camel(rest)}"
     return _camel(field_name)
 
@@ -176,7 +188,7 @@ def _flatten(raw: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     for key, value in raw.items():
         name = f"{prefix}{key}"
-        if isinstance(value, Mapping) and name in ("drupal", "php", "trace"):
+        if isinstance(value, Mapping) and name in (*GROUPS, "trace"):
             found.extend(_flatten(value, name + "."))
         else:
             found.append((name, value))
@@ -194,7 +206,8 @@ def _convert(value: Any, setting: Field[Any]) -> Any:
     if isinstance(default, bool):
         return value if isinstance(value, bool) else None
     if isinstance(default, float):
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and (value >= 0 if setting.metadata.get("minimum") == 0 else value > 0)
         return float(value) if ok else None
     if isinstance(default, tuple):
         ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
@@ -211,7 +224,7 @@ def _describe(setting: Field[Any]) -> str:
     if isinstance(default, bool):
         return "true or false"
     if isinstance(default, float):
-        return "a positive number"
+        return "a number of at least 0" if setting.metadata.get("minimum") == 0 else "a positive number"
     if isinstance(default, tuple):
         return "a list of strings"
     return "a string"

@@ -33,7 +33,8 @@ from typing import Any
 
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import cache
-from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources, setting
+from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources
+from ai_eval_lsp.drupal.settingsphp import SettingsRun, run_settings
 
 EXECUTOR_TAG = "ai_eval.check_executor"
 WEB_ROOTS = ("web", "docroot", "html", "public")
@@ -448,20 +449,11 @@ def _core_extension(
 ) -> tuple[Path, Mapping[str, int]] | None:
     """The `core.extension.yml` of the site's config sync folder and its `module:` map."""
     places = []
-    settings = root / "sites" / site / "settings.php"
-    source = reads.read(settings)
-    if source and b"config_sync_directory" in source:  # most settings files: settled without parsing
-        known = {
-            "$app_root": root,
-            "DRUPAL_ROOT": root,
-            "$site_path": f"sites/{site}",
-            "__DIR__": settings.parent,
-        }
-        named = setting(
-            source, settings, "config_sync_directory", {k: str(v).encode() for k, v in known.items()}
-        )
-        if named:
-            places.append(root / named)
+    named = site_settings(root, site, {}, reads.read, lambda path: reads.stat(path) is not None).get(
+        "settings", "config_sync_directory"
+    )
+    if isinstance(named, bytes):
+        places.append(root / os.fsdecode(named))
     places += [root / "config/sync", root.parent / "config/sync", folder / "config/sync"]
     places = list(dict.fromkeys(Path(os.path.normpath(place)) for place in places))
     for place in places:
@@ -492,6 +484,29 @@ def _core_extension(
         "export the site's configuration (`drush config:export`) so only installed modules' kinds are offered"
     )
     return None
+
+
+def site_settings(
+    root: Path,
+    site: str,
+    environment: Mapping[str, str],
+    read: Callable[[Path], bytes | None],
+    exists: Callable[[Path], bool],
+    display: Callable[[Path], str] = str,
+) -> SettingsRun:
+    """The site's `settings.php` run statically, as Drupal runs it: from the Drupal root, with
+    `$app_root`, `$site_path`, `DRUPAL_ROOT` and the environment given (the configuration's
+    place is read with none: a cached discovery must not depend on it)."""
+    known = {"app_root": os.fsencode(root), "site_path": f"sites/{site}".encode()}
+    return run_settings(
+        root / "sites" / site / "settings.php",
+        known,
+        {"DRUPAL_ROOT": os.fsencode(root)},
+        environment,
+        read,
+        exists,
+        display,
+    )
 
 
 def _shown(path: Path, folder: Path) -> str:

@@ -107,7 +107,15 @@ class PhpArray:
         return not self.is_object and all(key == index for index, key in enumerate(self.items))
 
 
-PhpValue: TypeAlias = bytes | int | float | bool | PhpArray | None
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """A value that cannot be known without running PHP (a settings file's `getenv()` of a name
+    not set, what is assigned under a condition that cannot be decided), and why."""
+
+    why: str
+
+
+PhpValue: TypeAlias = bytes | int | float | bool | PhpArray | Unknown | None
 
 
 class Unreadable(Exception):
@@ -192,7 +200,7 @@ def _php() -> Language:
     return Language(tree_sitter_php.language_php())
 
 
-def _parse_file(path: Path, source: bytes) -> _File:
+def parse_php(path: Path, source: bytes) -> _File:
     from tree_sitter import Parser
 
     tree = Parser(_php()).parse(source)  # a parser per parse: parsers are not thread-safe
@@ -206,7 +214,7 @@ def _collect(parsed: _File, container: Node, names: _Names) -> None:
     for node in container.named_children:
         if node.type == "namespace_definition":
             name = node.child_by_field_name("name")
-            scoped = _Names(_text(name) if name else "", {})
+            scoped = _Names(php_text(name) if name else "", {})
             body = node.child_by_field_name("body")
             if body is None:
                 names = scoped  # `namespace X;` applies to what follows
@@ -229,7 +237,7 @@ def _imports(declaration: Node) -> dict[str, str]:
         prefix_node = next(
             (child for child in declaration.named_children if child.type == "namespace_name"), None
         )
-        prefix = _text(prefix_node).strip("\\") + "\\" if prefix_node else ""
+        prefix = php_text(prefix_node).strip("\\") + "\\" if prefix_node else ""
     clauses = (group or declaration).named_children
     found: dict[str, str] = {}
     for clause in clauses:
@@ -237,8 +245,8 @@ def _imports(declaration: Node) -> dict[str, str]:
             continue
         alias = clause.child_by_field_name("alias")
         target = next(child for child in clause.named_children if child.type in ("name", "qualified_name"))
-        full = prefix + _text(target).lstrip("\\")
-        found[(_text(alias) if alias else full.rsplit("\\", 1)[-1]).lower()] = full
+        full = prefix + php_text(target).lstrip("\\")
+        found[(php_text(alias) if alias else full.rsplit("\\", 1)[-1]).lower()] = full
     return found
 
 
@@ -250,7 +258,7 @@ def _is_function_or_const_import(node: Node) -> bool:
 def _declare(parsed: _File, node: Node, names: _Names) -> _Class:
     name_node = node.child_by_field_name("name")
     declared = _Class(
-        name=names.qualify(_text(name_node) if name_node else ""),
+        name=names.qualify(php_text(name_node) if name_node else ""),
         file=parsed,
         node=node,
         names=names,
@@ -261,7 +269,7 @@ def _declare(parsed: _File, node: Node, names: _Names) -> _Class:
         methods={},
     )
     for clause in node.named_children:
-        listed = tuple(names.resolve(_text(n)) for n in clause.named_children if n.type in _NAME_TYPES)
+        listed = tuple(names.resolve(php_text(n)) for n in clause.named_children if n.type in _NAME_TYPES)
         if clause.type == "base_clause" and node.type == "class_declaration":
             declared.parent = listed[0] if listed else None
         elif clause.type in ("base_clause", "class_interface_clause"):
@@ -271,13 +279,13 @@ def _declare(parsed: _File, node: Node, names: _Names) -> _Class:
         if member.type == "const_declaration":
             for element in member.named_children:
                 if element.type == "const_element" and element.named_child_count >= 2:
-                    declared.constants[_text(element.named_children[0])] = element.named_children[-1]
+                    declared.constants[php_text(element.named_children[0])] = element.named_children[-1]
         elif member.type == "method_declaration":
             method_name = member.child_by_field_name("name")
-            declared.methods.setdefault(_text(method_name).lower() if method_name else "", member)
+            declared.methods.setdefault(php_text(method_name).lower() if method_name else "", member)
         elif member.type == "use_declaration":
             declared.traits += tuple(
-                names.resolve(_text(n)) for n in member.named_children if n.type in _NAME_TYPES
+                names.resolve(php_text(n)) for n in member.named_children if n.type in _NAME_TYPES
             )
     return declared
 
@@ -314,7 +322,7 @@ class PhpSources:
     def parsed(self, path: Path) -> _File | None:
         if path not in self._files:
             source = self.read(path)
-            self._files[path] = None if source is None else _parse_file(path, source)
+            self._files[path] = None if source is None else parse_php(path, source)
         return self._files[path]
 
     def find(self, class_name: str, near: _File | None = None) -> _Class | None:
@@ -352,7 +360,7 @@ class PhpSources:
                 raise Unreadable(f"the constant `{declarer.name}::{name}`", at, "its value refers to itself")
             self._evaluating.add(key)
             try:
-                self._constants[key] = _Evaluator(self, _Scope.of(declarer), depth=depth + 1).value(node)
+                self._constants[key] = Evaluator(self, Scope.of(declarer), depth=depth + 1).value(node)
             except Unreadable as unreadable:
                 self._constants[key] = unreadable
             finally:
@@ -445,7 +453,7 @@ class PhpSources:
         self_class = executor if owner.node.type == "trait_declaration" else owner
         try:
             returned = _single_return(declaration, home)
-            return self._read_return(returned, _Scope(owner, self_class, executor)), None
+            return self._read_return(returned, Scope(owner, self_class, executor)), None
         except Unreadable as unreadable:
             line = unreadable.at.line if unreadable.at.file == home else declaration.start_point.row + 1
             reason = unreadable.reason(home, self.display)
@@ -461,10 +469,10 @@ class PhpSources:
                 return True
         return None if missing else False
 
-    def _read_return(self, returned: Node, scope: _Scope) -> tuple[PhpDefinition, ...]:
+    def _read_return(self, returned: Node, scope: Scope) -> tuple[PhpDefinition, ...]:
         """One definition per kind; a kind whose value is unreadable is unreadable alone."""
         home = scope.code.file.path
-        evaluator = _Evaluator(self, scope)
+        evaluator = Evaluator(self, scope)
         failures: dict[int | bytes, Unreadable] = {}
         lines: dict[int | bytes, Node] = {}
         if returned.type == "array_creation_expression":
@@ -559,7 +567,7 @@ def _first_error(root: Node) -> Node | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Scope:
+class Scope:
     """Where code is evaluated: the class it is written in (its file and names), the class
     `self::` means (the user of a trait, else the same) and the one `static::` means (the executor)."""
 
@@ -568,8 +576,13 @@ class _Scope:
     late: _Class
 
     @classmethod
-    def of(cls, declarer: _Class) -> _Scope:
+    def of(cls, declarer: _Class) -> Scope:
         return cls(declarer, declarer, declarer)
+
+    @classmethod
+    def top_level(cls, parsed: _File) -> Scope:
+        """A file's own statements, outside any class (a settings file's)."""
+        return cls.of(_Class("", parsed, parsed.root, _Names("", {}), None, (), (), {}, {}))
 
     def at(self, node: Node) -> Location:
         return Location(self.code.file.path, node.start_point.row + 1)
@@ -618,22 +631,18 @@ _NUMERIC = re.compile(
 _STRING_PARTS = {"string_content", "escape_sequence", "nowdoc_string"}
 
 
-class _Evaluator:
+class Evaluator:
     """Evaluates constant expressions: `read_<node type>` reads one type of node, and a type
     without a reader is unreadable."""
 
-    def __init__(
-        self, sources: PhpSources, scope: _Scope, known: Mapping[str, bytes] | None = None, depth: int = 0
-    ) -> None:
-        """`known`: the values of variables and global constants (`$app_root`, `__DIR__`) where the
-        caller knows them, none in a class; `depth`: how deep the evaluation asking for this one is."""
+    def __init__(self, sources: PhpSources, scope: Scope, depth: int = 0) -> None:
+        """`depth`: how deep the evaluation asking for this one is."""
         self.sources = sources
         self.scope = scope
-        self.known = known or {}
         self.depth = depth
 
     def unreadable(self, node: Node, what: str | None = None) -> Unreadable:
-        snippet = _text(node).splitlines()[0] if _text(node) else ""
+        snippet = php_text(node).splitlines()[0] if php_text(node) else ""
         snippet = snippet if len(snippet) <= 60 else snippet[:59] + "…"
         what = what or _CONSTRUCTS.get(node.type, "an expression")
         return Unreadable(f"{what} `{snippet}`", self.scope.at(node))
@@ -653,7 +662,7 @@ class _Evaluator:
     # literals
 
     def read_integer(self, node: Node) -> int | float:
-        digits = _text(node).replace("_", "").lower()
+        digits = php_text(node).replace("_", "").lower()
         bases = {"0x": 16, "0b": 2, "0o": 8}
         try:
             if digits[:2] in bases:
@@ -667,10 +676,10 @@ class _Evaluator:
         return number if number <= INT_MAX else float(number)
 
     def read_float(self, node: Node) -> float:
-        return float(_text(node).replace("_", ""))
+        return float(php_text(node).replace("_", ""))
 
     def read_boolean(self, node: Node) -> bool:
-        return _text(node).lower() == "true"
+        return php_text(node).lower() == "true"
 
     def read_null(self, node: Node) -> None:
         return None
@@ -718,7 +727,7 @@ class _Evaluator:
     def read_unary_op_expression(self, node: Node) -> PhpValue:
         operator = node.child_by_field_name("operator")
         argument = node.child_by_field_name("argument")
-        sign = _text(operator) if operator else ""
+        sign = php_text(operator) if operator else ""
         if argument is None or sign not in ("-", "+"):
             raise self.unreadable(node, f"the operator `{sign}`")
         number = _to_number(self.value(argument))
@@ -727,23 +736,23 @@ class _Evaluator:
         result = -number if sign == "-" else number
         return float(result) if isinstance(result, int) and not INT_MIN <= result <= INT_MAX else result
 
-    def read_binary_expression(self, node: Node) -> bytes:
+    def read_binary_expression(self, node: Node) -> PhpValue:
         operator = node.child_by_field_name("operator")
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if operator is None or _text(operator) != "." or left is None or right is None:
-            raise self.unreadable(node, f"the operator `{_text(operator) if operator else '?'}`")
+        if operator is None or php_text(operator) != "." or left is None or right is None:
+            raise self.unreadable(node, f"the operator `{php_text(operator) if operator else '?'}`")
         return self.as_string(left) + self.as_string(right)
 
     def as_string(self, node: Node) -> bytes:
         value = self.value(node)
-        if isinstance(value, PhpArray):
+        if isinstance(value, PhpArray | Unknown):
             raise self.unreadable(node, "an array used as a string")
-        return _to_string(value)
+        return php_string(value)
 
     def read_cast_expression(self, node: Node) -> PhpValue:
         cast = node.child_by_field_name("type")
         operand = node.child_by_field_name("value")
-        if cast is None or operand is None or _text(cast).lower() != "object":
+        if cast is None or operand is None or php_text(cast).lower() != "object":
             raise self.unreadable(node)
         value = self.value(operand)
         if not isinstance(value, PhpArray):
@@ -801,20 +810,9 @@ class _Evaluator:
 
     # constants
 
-    def read_variable_name(self, node: Node) -> bytes:
-        return self.known_value(node)
-
-    def read_name(self, node: Node) -> bytes:
-        return self.known_value(node)
-
-    def known_value(self, node: Node) -> bytes:
-        if _text(node) not in self.known:
-            raise self.unreadable(node)
-        return self.known[_text(node)]
-
     def read_class_constant_access_expression(self, node: Node) -> PhpValue:
         scope_node, name_node = node.named_children[0], node.named_children[-1]
-        name = _text(name_node)
+        name = php_text(name_node)
         owner = self.owner(scope_node)
         if name.lower() == "class":
             return owner.encode() if isinstance(owner, str) else owner.name.encode()
@@ -830,7 +828,7 @@ class _Evaluator:
     def owner(self, scope_node: Node) -> _Class | str:
         """The class named before `::`: a parsed class for `self`/`static`/`parent`, else its name."""
         if scope_node.type == "relative_scope":
-            word = _text(scope_node).lower()
+            word = php_text(scope_node).lower()
             if word == "self":
                 return self.scope.self_class
             if word == "static":
@@ -843,13 +841,13 @@ class _Evaluator:
             return parent
         if scope_node.type not in _NAME_TYPES:
             raise self.unreadable(scope_node)
-        return self.scope.code.names.resolve(_text(scope_node))
+        return self.scope.code.names.resolve(php_text(scope_node))
 
 
 # --- values -------------------------------------------------------------------------------------
 
 
-def _text(node: Node | None) -> str:
+def php_text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
 
 
@@ -886,7 +884,7 @@ def _to_number(value: PhpValue) -> int | float | None:
     return None
 
 
-def _to_string(value: bytes | int | float | bool | None) -> bytes:
+def php_string(value: bytes | int | float | bool | None) -> bytes:
     """PHP's string conversion (`precision` 14 for floats, as `echo` prints them)."""
     if isinstance(value, bytes):
         return value
@@ -911,11 +909,15 @@ def _php_type(value: PhpValue) -> str:
         return "an array"
     if isinstance(value, bytes):
         return "a string"
+    if isinstance(value, Unknown):
+        return "a value not known without running PHP"
     return {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}[type(value)]
 
 
 def to_json(value: PhpValue, at: Location) -> Any:
     """What `json_encode` prints for a value (lists for 0..n-1 keys); unreadable where it fails."""
+    if isinstance(value, Unknown):
+        raise Unreadable(value.why, at)
     if isinstance(value, bytes):
         try:
             return value.decode("utf-8")
@@ -975,35 +977,3 @@ def as_schema(value: Any) -> Any:
         else:
             schema[keyword] = sub
     return schema
-
-
-def setting(source: bytes, path: Path, name: str, known: Mapping[str, bytes]) -> str | None:
-    """The string a `settings.php` assigns to `$settings[name]`, read statically: the last assignment
-    at the file's top level, made of literals, `.` and the `known` variables and constants (such as
-    `$app_root`, `__DIR__`); None when there is none or it cannot be read."""
-    parsed = _parse_file(path, source)
-    top_level = _Class("", parsed, parsed.root, _Names("", {}), None, (), (), {}, {})
-    evaluator = _Evaluator(PhpSources({}, lambda _: None), _Scope.of(top_level), known)
-    value: str | None = None
-    for statement in parsed.root.named_children:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" else None
-        if assignment is None or assignment.type != "assignment_expression":
-            continue
-        target, assigned = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-        if (
-            target is None
-            or assigned is None
-            or "".join(_text(target).split())
-            not in (
-                f"$settings['{name}']",
-                f'$settings["{name}"]',
-            )
-        ):
-            continue
-        try:
-            read = evaluator.value(assigned)
-        except Unreadable:
-            value = None
-            continue
-        value = read.decode("utf-8", "replace") if isinstance(read, bytes) else None
-    return value

@@ -3,6 +3,7 @@ Shared by the CLI (one per root) and the language server (one per workspace fold
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from ai_eval_lsp.disk.files import Found, read_head, relative_to, walk
 from ai_eval_lsp.disk.roots import too_wide
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal import codebase as drupal
+from ai_eval_lsp.drupal.site_address import SiteAddress, find_address
 from ai_eval_lsp.project.registry import Registry, discover
 
 if TYPE_CHECKING:
@@ -33,6 +35,10 @@ class Project:
     """The root counts as a `rubrics` folder (a root no marker made, named `rubrics`)."""
     alone: bool = False
     """The root holds every file below it: nested projects are not looked for (`--root`)."""
+    site: SiteAddress | None = None
+    """The Drupal site's database, whose runs are read (SPEC 3, "The site's own runs")."""
+    site_note: str | None = None
+    """Why there is no site database to read, where the project has a site."""
 
     @classmethod
     def load(
@@ -45,10 +51,12 @@ class Project:
         rubrics_folder: bool = False,
         alone: bool = False,
         editor: Settings | None = None,
+        environment: Mapping[str, str] | None = None,
     ) -> Project:
         """The project of a root, with the settings given or those of its own files (with
         `strict_settings`, a settings file that cannot be read raises SettingsFileError); with
-        `editor`, the editor's settings that differ from the defaults win over the files'."""
+        `editor`, the editor's settings that differ from the defaults win over the files'.
+        `environment` (default: this process's) is what the site's settings.php `getenv()`s."""
         problems: list[str] = []
         if settings is None:
             settings, problems = Settings.for_root(root, strict=strict_settings)
@@ -59,7 +67,16 @@ class Project:
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
-        return cls(root.resolve(), settings, registry, rules, tuple(problems), rubrics_folder, alone)
+        site, site_note = find_address(
+            root,
+            settings.site_database,
+            codebase,
+            settings.workspace_trusted,
+            os.environ if environment is None else environment,
+        )
+        return cls(
+            root.resolve(), settings, registry, rules, tuple(problems), rubrics_folder, alone, site, site_note
+        )
 
     def php_worker(self) -> PhpWorker | None:
         """A PHP worker for one run, when the Drupal codebase has executors to run; the caller

@@ -29,17 +29,26 @@ def grade(evaluator: Evaluator, rubrics: RubricSource, ref: str, name: str, case
         return CaseResult(name, None, "the case is not a mapping", None)
     expect = None if case.get("expect") is None else str(case["expect"])
     response, question = case.get("response"), case.get("question", {})
+    asked = question_id(question) if isinstance(question, Mapping) else None
     if not isinstance(response, str):
-        return CaseResult(name, None, "the case has no `response` string", expect)
+        return CaseResult(name, None, "the case has no `response` string", expect, asked)
     if not isinstance(question, Mapping):
         return CaseResult(name, None, "`question` must be a mapping", expect)
     try:
         rubric = rubrics(ref)
         if rubric is None:
-            return CaseResult(name, None, f"no rubric `{ref}` in the workspace", expect)
+            return CaseResult(name, None, f"no rubric `{ref}` in the workspace", expect, asked)
         verdict = evaluator.evaluate(rubric, response, question)
     except RubricError as err:
-        return CaseResult(name, None, str(err), expect)
+        return CaseResult(name, None, str(err), expect, asked)
     if verdict is None:
-        return CaseResult(name, None, f"rubric `{ref}` has no executable check: no verdict", expect)
-    return CaseResult(name, verdict, None, expect)
+        return CaseResult(name, None, f"rubric `{ref}` has no executable check: no verdict", expect, asked)
+    return CaseResult(name, verdict, None, expect, asked)
+
+
+def question_id(question: Mapping[str, Any]) -> str | None:
+    """A question's `id` as the site keys its scores (`scores_json`): a string, or a number written out."""
+    found = question.get("id")
+    if isinstance(found, bool) or not isinstance(found, str | int):
+        return None
+    return str(found)

@@ -11,7 +11,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp.core.compare import CaseRecord, Diff, diff
+from ai_eval_lsp.core.compare import (
+    SITE_ID,
+    CaseRecord,
+    Diff,
+    diff,
+    judged,
+    mirrored_target,
+    pass_line,
+    question_scores,
+    run_label,
+)
 
 ROW_FIELDS = (
     "id",
@@ -31,8 +41,10 @@ ROW_FIELDS = (
     "config_json",
 )
 
-SCHEMA_VERSION = 1
-"""`PRAGMA user_version`: 0 is the first release's database (rows only), 1 keeps each case."""
+SCHEMA_VERSION = 2
+"""`PRAGMA user_version`: 0 is the first release's database (rows only), 1 keeps each case, 2
+keeps each case's question id and the site's rows."""
+
 
 _TABLES = (
     """CREATE TABLE IF NOT EXISTS ai_eval_run (
@@ -66,9 +78,40 @@ _TABLES = (
         passed INTEGER,
         reason TEXT,
         outcomes_json TEXT NOT NULL,
+        question_id TEXT,
         PRIMARY KEY (run_id, position)
     )""",
+    # The site's rows as the site wrote them (`id` is the site's, kept as `site_id`), keyed by
+    # the site they were read from (`SiteAddress.identity`) and that id: never stored twice.
+    """CREATE TABLE IF NOT EXISTS ai_eval_site_result (
+        site TEXT NOT NULL,
+        site_id INTEGER NOT NULL,
+        target_id TEXT NOT NULL,
+        run_id INTEGER,
+        timestamp INTEGER NOT NULL,
+        avg_score REAL NOT NULL,
+        pass_rate REAL NOT NULL,
+        pass_rate_ci_low REAL,
+        pass_rate_ci_high REAL,
+        passed_gate INTEGER NOT NULL,
+        question_count INTEGER NOT NULL,
+        error_count INTEGER NOT NULL,
+        scores_json TEXT,
+        source TEXT NOT NULL,
+        duration REAL NOT NULL,
+        config_json TEXT,
+        PRIMARY KEY (site, site_id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS ai_eval_site_result_target ON ai_eval_site_result (target_id, timestamp)",
 )
+
+_COLUMNS = ", ".join(ROW_FIELDS)
+_RUNS = (
+    f"(SELECT {_COLUMNS}, NULL AS {SITE_ID} FROM ai_eval_result UNION ALL "
+    f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result)"
+)
+"""Every run, local and the site's, in one shape: a query's FROM."""
+_NEWEST_FIRST = "ORDER BY timestamp DESC, id DESC"
 
 
 WHERE = "; name another with --db (or the `resultsDatabase` setting)"
@@ -167,6 +210,9 @@ class ResultStore:
                 )
             for statement in _TABLES:
                 connection.execute(statement)
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(ai_eval_case)")}
+            if "question_id" not in columns:  # a schema 1 database's cases
+                connection.execute("ALTER TABLE ai_eval_case ADD COLUMN question_id TEXT")
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             connection.execute("COMMIT")
         except BaseException:
@@ -200,8 +246,8 @@ class ResultStore:
                 [stored[name] for name in columns],
             ).lastrowid
             connection.executemany(
-                "INSERT INTO ai_eval_case (run_id, position, case_id, score, passed, reason, outcomes_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ai_eval_case (run_id, position, case_id, score, passed, reason, outcomes_json, "
+                "question_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         run_id,
@@ -211,6 +257,7 @@ class ResultStore:
                         None if case.passed is None else int(case.passed),
                         case.reason,
                         json.dumps(list(case.outcomes), ensure_ascii=False),
+                        case.question_id,
                     )
                     for position, case in enumerate(cases)
                 ],
@@ -227,6 +274,55 @@ class ResultStore:
             connection.close()
         return {"id": row_id, **{name: stored[name] for name in ROW_FIELDS if name != "id"}}
 
+    def insert_site_rows(self, site: str, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Store rows read from a site (`site`: its identity), each whole, none twice (a row
+        already stored is left as it is); returns how many were new."""
+        connection = self._connect()
+        columns = ["site", "site_id", *ROW_FIELDS[1:]]
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            before = connection.total_changes
+            connection.executemany(
+                f"INSERT OR IGNORE INTO ai_eval_site_result ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})",
+                [[site, row["id"], *(row[name] for name in ROW_FIELDS[1:])] for row in rows],
+            )
+            added = connection.total_changes - before
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        finally:
+            connection.close()
+        return added
+
+    def last_site_id(self, site: str) -> int | None:
+        """The highest id of the rows read from a site: the next read starts above it."""
+        found = self._select("SELECT MAX(site_id) AS last FROM ai_eval_site_result WHERE site = ?", (site,))
+        return found[0]["last"] if found else None
+
+    def site_history(
+        self, site: str, target: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """A site's rows (of one target, or of every one), newest first."""
+        where = "site = ?" + (" AND target_id = ?" if target is not None else "")
+        parameters = (site, target) if target is not None else (site,)
+        return self._runs(
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            f"WHERE {where} ORDER BY site_id DESC LIMIT ?",
+            (*parameters, -1 if limit is None else limit),
+        )
+
+    def previous_site_row(self, site: str, target: str, before_id: int) -> dict[str, Any] | None:
+        """The site's row of a target just before `before_id`, as the seed's subscriber finds it."""
+        found = self._runs(
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            "WHERE site = ? AND target_id = ? AND site_id < ? ORDER BY site_id DESC LIMIT 1",
+            (site, target, before_id),
+        )
+        return found[0] if found else None
+
     def _select(self, query: str, parameters: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a query; none when there is no database yet (reading never creates one)."""
         if not self.path.exists():
@@ -236,6 +332,14 @@ class ResultStore:
             return [dict(found) for found in connection.execute(query, parameters)]
         finally:
             connection.close()
+
+    def _runs(self, query: str, parameters: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of runs: a local row exactly as stored, a site's with its `siteId`."""
+        rows = self._select(query, parameters)
+        for row in rows:
+            if row.get(SITE_ID, 0) is None:
+                del row[SITE_ID]
+        return rows
 
     def previous(self, target_id: str, before_id: int) -> dict[str, Any] | None:
         """The row stored for the same target just before `before_id`."""
@@ -256,17 +360,17 @@ class ResultStore:
         return found[0] if found else None
 
     def history(self, target_id: str, limit: int | None = None) -> list[dict[str, Any]]:
-        """A target's rows, newest first."""
-        return self._select(
-            "SELECT * FROM ai_eval_result WHERE target_id = ? ORDER BY id DESC LIMIT ?",
+        """A target's runs, local and the site's, newest first."""
+        return self._runs(
+            f"SELECT * FROM {_RUNS} WHERE target_id = ? {_NEWEST_FIRST} LIMIT ?",
             (target_id, -1 if limit is None else limit),
         )
 
     def last_run(self, target_id: str) -> tuple[dict[str, Any] | None, int]:
-        """A target's latest row and how many runs it has."""
-        found = self._select(
-            "SELECT *, (SELECT count(*) FROM ai_eval_result WHERE target_id = ?1) AS runs "
-            "FROM ai_eval_result WHERE target_id = ?1 ORDER BY id DESC LIMIT 1",
+        """A target's latest run and how many runs it has."""
+        found = self._runs(
+            f"SELECT *, (SELECT count(*) FROM {_RUNS} WHERE target_id = ?1) AS runs "
+            f"FROM {_RUNS} WHERE target_id = ?1 {_NEWEST_FIRST} LIMIT 1",
             (target_id,),
         )
         if not found:
@@ -275,6 +379,7 @@ class ResultStore:
         return row, int(row.pop("runs"))
 
     def latest(self) -> dict[str, Any] | None:
+        """The latest local run."""
         found = self._select("SELECT * FROM ai_eval_result ORDER BY id DESC LIMIT 1")
         return found[0] if found else None
 
@@ -282,19 +387,33 @@ class ResultStore:
         found = self._select("SELECT * FROM ai_eval_result WHERE run_id = ?", (run_id,))
         return found[0] if found else None
 
+    def site_run(self, site_id: int) -> dict[str, Any] | None:
+        """The site's row of that id (the one read last, should two sites have one)."""
+        found = self._runs(
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            "WHERE site_id = ? ORDER BY rowid DESC LIMIT 1",
+            (site_id,),
+        )
+        return found[0] if found else None
+
     def targets(self) -> list[str]:
-        """Every target with a row, most recently run first."""
+        """Every target with a run, local or the site's, most recently run first."""
         found = self._select(
-            "SELECT target_id, MAX(id) AS last FROM ai_eval_result GROUP BY target_id ORDER BY last DESC"
+            f"SELECT target_id, MAX(timestamp) AS last FROM {_RUNS} GROUP BY target_id ORDER BY last DESC"
         )
         return [str(row["target_id"]) for row in found]
 
     def cases(self, row: Mapping[str, Any]) -> list[CaseRecord]:
-        """A row's cases in run order. A row stored before cases were kept (schema 0) gives its
-        scores from `scores_json`, with no verdict."""
-        found = self._select(
-            "SELECT case_id, score, passed, reason, outcomes_json FROM ai_eval_case WHERE run_id = ? ORDER BY position",
-            (row["run_id"],),
+        """A row's cases in run order. A site's row gives its questions' scores from
+        `scores_json`, as does a row stored before cases were kept (schema 0): with no verdict."""
+        found = (
+            []
+            if SITE_ID in row
+            else self._select(
+                "SELECT case_id, score, passed, reason, outcomes_json, question_id FROM ai_eval_case "
+                "WHERE run_id = ? ORDER BY position",
+                (row["run_id"],),
+            )
         )
         if found:
             return [
@@ -304,51 +423,197 @@ class ResultStore:
                     None if case["passed"] is None else bool(case["passed"]),
                     case["reason"],
                     tuple(json.loads(case["outcomes_json"])),
+                    case["question_id"],
                 )
                 for case in found
             ]
-        scores = json.loads(row.get("scores_json") or "{}")
-        return [CaseRecord(str(case_id), score, None) for case_id, score in scores.items()]
+        return question_scores(row.get("scores_json"), questions=SITE_ID in row)
 
-    def diff(
-        self, base_run: int | None = None, head_run: int | None = None, target: str | None = None
-    ) -> Diff:
+    def diff(self, base: RunName = None, head: RunName = None, target: str | None = None) -> Diff:
         """Two runs of one target compared: by default the target's latest run and the one before;
-        the target by default is the one run last; a base alone is compared with its target's latest."""
-        if base_run is not None:
-            base = self._run_of(base_run, target)
-            head = (
-                self._run_of(head_run, base["target_id"])
-                if head_run is not None
-                else self.history(base["target_id"], 1)[0]
-            )
-            if head["run_id"] == base["run_id"]:
-                raise StoreError(
-                    f"run {base_run} is the latest run of `{base['target_id']}`: name a head run to compare it with"
-                )
+        the target by default is the one run last; a base alone is compared with its target's
+        latest. A run is named by its local run id, `latest`, `previous`, `site:ID` or
+        `site:latest` (`RunName`). A local run of a cases file with `site_target` and a site's
+        run of that target are compared question by question, the site's questions judged by
+        that run's pass line."""
+        base_ref, head_ref = _reference(base), _reference(head)
+        if base_ref is None and head_ref is None:
+            head_row, base_row = self._latest_two(target)
         else:
-            if target is None:
-                latest = self.latest()
-                if latest is None:
-                    raise StoreError(f"{self.path} holds no runs yet: run a cases file first")
-                target = str(latest["target_id"])
-            rows = self.history(target, 2)
-            if len(rows) < 2:
-                raise StoreError(
-                    f"`{target}` has {len(rows)} run{'s' * (len(rows) != 1)} in {self.path}; a diff needs two"
+            if base_ref is None:
+                raise StoreError("name the base run too: a diff of one run compares it with a later one")
+            targets = _Targets(target)
+            fixed = {ref: self._fixed(ref, targets) for ref in (base_ref, head_ref) if isinstance(ref, tuple)}
+            for row in fixed.values():
+                targets.learn(row)
+            base_row = fixed[base_ref] if isinstance(base_ref, tuple) else self._relative(base_ref, targets)
+            if head_ref is None:
+                head_row = self._latest_of(base_row)
+            else:
+                head_row = (
+                    fixed[head_ref] if isinstance(head_ref, tuple) else self._relative(head_ref, targets)
                 )
-            head, base = rows
-        return diff(base, head, self.cases(base), self.cases(head))
+            if _same(base_row, head_row):
+                raise StoreError(
+                    f"{run_label(base_row)} is the latest run of `{base_row['target_id']}`: name a head run "
+                    "to compare it with"
+                    if head_ref is None
+                    else f"the base and the head are both {run_label(base_row)}: name two runs"
+                )
+        return self._compare(base_row, head_row)
 
-    def _run_of(self, run_id: int, target: str | None) -> dict[str, Any]:
-        row = self.run(run_id)
-        if row is None:
-            raise StoreError(f"{self.path} has no run {run_id}")
-        if target is not None and row["target_id"] != target:
+    def _latest_two(self, target: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if target is None:
+            latest = self._runs(f"SELECT * FROM {_RUNS} {_NEWEST_FIRST} LIMIT 1")
+            if not latest:
+                raise StoreError(f"{self.path} holds no runs yet: run a cases file first")
+            target = str(latest[0]["target_id"])
+        rows = self.history(target, 2)
+        if len(rows) < 2:
             raise StoreError(
-                f"run {run_id} is of `{row['target_id']}`, not `{target}`: a diff compares runs of one target"
+                f"`{target}` has {len(rows)} run{'s' * (len(rows) != 1)} in {self.path}; a diff needs two"
+            )
+        return rows[0], rows[1]
+
+    def _fixed(self, ref: tuple[str, int], targets: _Targets) -> dict[str, Any]:
+        kind, number = ref
+        row = self.site_run(number) if kind == "site" else self.run(number)
+        if row is None:
+            named = f"site run {number}" if kind == "site" else f"run {number}"
+            pulled = " (`ai-eval-lsp site pull` reads the site's runs)" if kind == "site" else ""
+            raise StoreError(f"{self.path} has no {named}{pulled}")
+        if (
+            targets.named is not None
+            and row["target_id"] != targets.named
+            and mirrored_target(row) != targets.named
+        ):
+            raise StoreError(
+                f"{run_label(row)} is of `{row['target_id']}`, not `{targets.named}`: a diff compares runs of one target"
             )
         return row
+
+    def _relative(self, ref: str, targets: _Targets) -> dict[str, Any]:
+        """`latest`, `previous` (local runs) or `site:latest`, of the target the other run or
+        `--target` names; a local run of a site target is one whose cases file mirrors it."""
+        if ref == "site:latest":
+            site_target = targets.site or targets.named
+            rows = (
+                self._runs(
+                    f"SELECT * FROM {_RUNS} WHERE target_id = ? AND {SITE_ID} IS NOT NULL {_NEWEST_FIRST} LIMIT 1",
+                    (site_target,),
+                )
+                if site_target
+                else []
+            )
+            if not rows:
+                raise StoreError(
+                    f"no site run of `{site_target}` is stored in {self.path} (`ai-eval-lsp site pull` reads them)"
+                    if site_target
+                    else "`site:latest` of which site target? name it with --target, or compare with a run "
+                    "whose cases file has `site_target`"
+                )
+            return rows[0]
+        parameters: tuple[str, ...] = ()
+        where = "1"
+        if targets.local is not None or (targets.site is None and targets.named is not None):
+            where, parameters = "target_id = ?", (targets.local or targets.named or "",)
+        elif targets.site is not None:
+            where, parameters = "json_extract(config_json, '$.site_target') = ?", (targets.site,)
+        rows = self._select(
+            f"SELECT * FROM ai_eval_result WHERE {where} ORDER BY id DESC LIMIT 2", parameters
+        )
+        wanted = 0 if ref == "latest" else 1
+        if len(rows) <= wanted:
+            which = f"of `{parameters[0]}` " if parameters else ""
+            raise StoreError(f"{self.path} has no {ref} local run {which}to compare")
+        return rows[wanted]
+
+    def _latest_of(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The latest run of the same target and kind (local or the site's) as `row`."""
+        site = SITE_ID in row
+        found = self._runs(
+            f"SELECT * FROM {_RUNS} WHERE target_id = ? AND {SITE_ID} IS {'NOT ' if site else ''}NULL "
+            f"{_NEWEST_FIRST} LIMIT 1",
+            (row["target_id"],),
+        )
+        return found[0]
+
+    def _compare(self, base: dict[str, Any], head: dict[str, Any]) -> Diff:
+        """Two runs compared: of one target, or a local run and a site's run it mirrors."""
+        sites = [row for row in (base, head) if SITE_ID in row]
+        local = [row for row in (base, head) if SITE_ID not in row]
+        if len(sites) == 1:
+            mirrored = mirrored_target(local[0])
+            if mirrored != sites[0]["target_id"]:
+                mirrors = f"mirrors `{mirrored}`" if mirrored else "mirrors no site target"
+                raise StoreError(
+                    f"{run_label(local[0])} of `{local[0]['target_id']}` {mirrors}, so it cannot be compared with "
+                    f"{run_label(sites[0])} of `{sites[0]['target_id']}`: add `site_target: "
+                    f"{sites[0]['target_id']}` to its cases file and run it again"
+                )
+            line = pass_line(local[0])
+        elif base["target_id"] != head["target_id"]:
+            raise StoreError(
+                f"{run_label(base)} is of `{base['target_id']}` and {run_label(head)} of `{head['target_id']}`: "
+                "a diff compares runs of one target"
+            )
+        else:
+            line = self._pass_line_of(base["target_id"]) if sites else None
+
+        def cases(row: dict[str, Any]) -> list[CaseRecord]:
+            found = self.cases(row)
+            return judged(found, line) if SITE_ID in row and line is not None else found
+
+        return diff(base, head, cases(base), cases(head), by_question=len(sites) == 1)
+
+    def _pass_line_of(self, site_target: str) -> float | None:
+        """The pass line of the latest local run whose cases file mirrors a site target."""
+        found = self._select(
+            "SELECT config_json FROM ai_eval_result WHERE json_extract(config_json, '$.site_target') = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (site_target,),
+        )
+        return pass_line(found[0]) if found else None
+
+
+RunName = int | str | None
+"""A run as commands name it: a local run id, `latest`, `previous`, `site:ID`, `site:latest`."""
+
+_RELATIVE = ("latest", "previous", "site:latest")
+
+
+def _reference(name: RunName) -> tuple[str, int] | str | None:
+    """A run name read: ("run", id), ("site", id), one of `_RELATIVE`, or None."""
+    if name is None or (isinstance(name, int) and not isinstance(name, bool)):
+        return None if name is None else ("run", name)
+    text = str(name).strip()
+    if text in _RELATIVE:
+        return text
+    kind, _, number = text.rpartition(":")
+    if kind in ("", "site") and number.isdigit():
+        return ("site" if kind else "run", int(number))
+    raise StoreError(f"`{name}` names no run: write a run id, latest, previous, site:ID or site:latest")
+
+
+def _same(base: Mapping[str, Any], head: Mapping[str, Any]) -> bool:
+    return (SITE_ID in base) == (SITE_ID in head) and base["id"] == head["id"]
+
+
+class _Targets:
+    """What a diff's runs are of: the target named (`--target`), the local one (a rubric) and
+    the site's one, learnt from the runs named."""
+
+    def __init__(self, named: str | None) -> None:
+        self.named = named
+        self.local: str | None = None
+        self.site: str | None = None
+
+    def learn(self, row: Mapping[str, Any]) -> None:
+        if SITE_ID in row:
+            self.site = self.site or str(row["target_id"])
+        else:
+            self.local = self.local or str(row["target_id"])
+            self.site = self.site or mirrored_target(row)
 
 
 def _cause(err: BaseException) -> str:

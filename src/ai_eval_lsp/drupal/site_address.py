@@ -1,0 +1,283 @@
+"""Where a Drupal site's database is (SPEC 3, "The site's own runs"): the setting `site.database`,
+a URL as Drupal writes them, else the chosen site's `settings.php` read statically. Nothing here
+connects; a password is kept for the connection and never written into a message."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote, urlsplit
+
+from ai_eval_lsp.core.yamltree import parse
+from ai_eval_lsp.drupal.codebase import Codebase, site_settings
+from ai_eval_lsp.drupal.phpread import PhpArray, PhpValue, Unknown
+
+Driver = Literal["mysql", "pgsql", "sqlite"]
+DRIVERS: tuple[Driver, ...] = ("mysql", "pgsql", "sqlite")
+DEFAULT_PORTS = {"mysql": 3306, "pgsql": 5432}
+TABLE = "ai_eval_result"
+SETTING = "site.database"
+GIVE_IT = f"give the setting `{SETTING}` (such as `mysql://USER:PASSWORD@127.0.0.1:3306/DATABASE`)"
+
+_DDEV_HOST = "db"
+"""The host name of DDEV's database container, known only inside DDEV's network."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteAddress:
+    """A site database, as Drupal's `$databases['default']['default']` names it."""
+
+    driver: Driver
+    database: str
+    """The database's name; for SQLite, the file's absolute path."""
+    host: str = ""
+    port: int | None = None
+    username: str = ""
+    password: str = field(default="", repr=False)
+    prefix: str = ""
+    origin: str = ""
+    """Where it was found: "the setting `site.database`", or the settings file."""
+
+    @property
+    def table(self) -> str:
+        return f"{self.prefix}{TABLE}"
+
+    @property
+    def identity(self) -> str:
+        """What the local store keys this site's rows by: the server, database and prefix, not
+        the port (DDEV publishes a new one at each start) nor the user."""
+        place = self.database if self.driver == "sqlite" else f"{self.host}/{self.database}"
+        return f"{self.driver}://{place}" + (f"#{self.prefix}" if self.prefix else "")
+
+    def __str__(self) -> str:
+        """How messages name it: driver, host, port, database and user, never the password."""
+        if self.driver == "sqlite":
+            return f"sqlite file {self.database}"
+        return f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+
+
+class AddressError(ValueError):
+    """A site address that cannot be used; the message names no password."""
+
+
+def parse_url(url: str, root: Path, origin: str = f"the setting `{SETTING}`") -> SiteAddress:
+    """A database URL as Drupal writes them (`SIMPLETEST_DB`, `drush sql:connect`):
+    `mysql://USER:PASSWORD@HOST[:PORT]/DATABASE#PREFIX`, `pgsql://...`, `sqlite://localhost/PATH`
+    (relative to `root`; `sqlite://localhost//abs/path` absolute); percent-encoding decoded."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in DRIVERS:
+        named = f"`{scheme}`" if scheme else "no driver"
+        raise AddressError(
+            f"{origin} names {named}; it must start with mysql://, pgsql:// or sqlite:// "
+            "(the drivers Drupal core supports)"
+        )
+    driver: Driver = scheme
+    prefix = unquote(parts.fragment)
+    if driver == "sqlite":
+        path = unquote(parts.path)
+        if not path.strip("/"):
+            raise AddressError(f"{origin} names no SQLite file: write sqlite://localhost/PATH")
+        # `sqlite://localhost/a.sqlite` is relative, `sqlite://localhost//srv/a.sqlite` absolute
+        return SiteAddress(driver, str(root / path[1:]), prefix=prefix, origin=origin)
+    database = unquote(parts.path.lstrip("/"))
+    try:
+        port = parts.port
+    except ValueError:
+        raise AddressError(f"{origin}: the port is not a number from 1 to 65535") from None
+    if not parts.hostname or not database:
+        raise AddressError(
+            f"{origin} must name a host and a database: {driver}://USER:PASSWORD@HOST/DATABASE"
+        )
+    return SiteAddress(
+        driver,
+        database,
+        parts.hostname,
+        port or DEFAULT_PORTS[driver],
+        unquote(parts.username or ""),
+        unquote(parts.password or ""),
+        prefix,
+        origin,
+    )
+
+
+def find_address(
+    root: Path,
+    setting: str,
+    codebase: Codebase | None,
+    read_settings_files: bool,
+    environment: Mapping[str, str],
+) -> tuple[SiteAddress | None, str | None]:
+    """The project's site database and, when there is none to use, a note saying why and which
+    setting to give. `setting` is `site.database`; without it the site's `settings.php` is read,
+    where `read_settings_files` allows (a trusted workspace). A project that is no Drupal
+    codebase and names no database has no site: no note."""
+    if setting:
+        try:
+            return parse_url(setting, root), None
+        except AddressError as err:
+            return None, str(err)
+    if codebase is None:
+        return None, None
+    if not read_settings_files:
+        return None, (
+            "the site's settings.php is not read in a workspace the editor does not trust, so the site's "
+            f"runs are not shown; trust the workspace, or {GIVE_IT} in your user settings"
+        )
+    return _from_settings(root, codebase, environment)
+
+
+def _from_settings(
+    root: Path, codebase: Codebase, environment: Mapping[str, str]
+) -> tuple[SiteAddress | None, str | None]:
+    ddev = _ddev_config(root, codebase.root)
+    environment = {**_dotenv(root / ".env"), **environment}
+    if ddev is not None:  # read as DDEV's own commands read them on the host
+        environment = {**environment, "IS_DDEV_PROJECT": "true"}
+        environment.pop("DDEV_PHP_VERSION", None)
+
+    def read(path: Path) -> bytes | None:
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def shown(path: Path) -> str:
+        return os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
+
+    settings_file = codebase.root / "sites" / codebase.site / "settings.php"
+    run = site_settings(codebase.root, codebase.site, environment, read, Path.exists, shown)
+    where = shown(settings_file)
+    if not run.files:
+        return None, f"the site's database is not known: {where} does not exist; {GIVE_IT}"
+    found = run.get("databases", "default", "default")
+    read_from = ", ".join(shown(path) for path in run.files)
+    if not isinstance(found, PhpArray):
+        why = f" ({found.why})" if isinstance(found, Unknown) else ""
+        left_out = f"; not followed: {'; '.join(run.not_followed)}" if run.not_followed else ""
+        return None, (f"no `$databases['default']['default']` in {read_from}{why}{left_out}; {GIVE_IT}")
+    try:
+        address = _address(found, codebase.root, where)
+        if ddev is not None and address.host == _DDEV_HOST:
+            address = _ddev_published(address, ddev)
+    except AddressError as err:
+        return None, f"{err}; {GIVE_IT}"
+    return address, None
+
+
+def _address(found: PhpArray, drupal_root: Path, where: str) -> SiteAddress:
+    """`$databases['default']['default']` as an address; AddressError naming what is missing."""
+
+    def field_of(name: str, default: str = "", required: bool = False) -> str:
+        value = found.items.get(name.encode())
+        if isinstance(value, Unknown):
+            raise AddressError(f"the site's database `{name}` in {where} is not known: {value.why}")
+        if value is None or value is False:
+            if required:
+                raise AddressError(f"the site's database in {where} has no `{name}`")
+            return default
+        if isinstance(value, PhpArray):
+            if name == "prefix":  # Drupal 7's per-table prefixes: the default one
+                return field_of_array(value, "default")
+            raise AddressError(f"the site's database `{name}` in {where} is an array, not a string")
+        return _string(value)
+
+    def field_of_array(array: PhpArray, key: str) -> str:
+        value = array.items.get(key.encode())
+        return "" if value is None or isinstance(value, PhpArray | Unknown) else _string(value)
+
+    driver = field_of("driver", required=True)
+    if driver not in DRIVERS:
+        raise AddressError(
+            f"the site's database in {where} uses the driver `{driver}`; ai-eval-lsp reads mysql, pgsql and sqlite"
+        )
+    database = field_of("database", required=True)
+    prefix = field_of("prefix")
+    if driver == "sqlite":  # relative to the Drupal root, where Drupal runs
+        return SiteAddress("sqlite", str(drupal_root / database), prefix=prefix, origin=where)
+    port_text = field_of("port")
+    if port_text and not re.fullmatch(r"[0-9]{1,5}", port_text):
+        raise AddressError(f"the site's database port in {where} is `{port_text}`, not a number")
+    return SiteAddress(
+        driver,
+        database,
+        field_of("host", "localhost"),
+        int(port_text) if port_text else DEFAULT_PORTS[driver],
+        field_of("username"),
+        field_of("password"),
+        prefix,
+        where,
+    )
+
+
+def _string(value: PhpValue) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, bool):
+        return "1" if value else ""
+    return str(value)
+
+
+def _ddev_config(root: Path, drupal_root: Path) -> Path | None:
+    """The `.ddev/config.yaml` of a DDEV project holding the codebase, between its Drupal root
+    and the project root."""
+    for folder in [drupal_root, *drupal_root.parents]:
+        config = folder / ".ddev" / "config.yaml"
+        if config.is_file():
+            return config
+        if folder == root or not folder.is_relative_to(root):
+            break
+    return None
+
+
+def _ddev_published(address: SiteAddress, config: Path) -> SiteAddress:
+    """DDEV's `db` host seen from the host: 127.0.0.1 at the config's `host_db_port`."""
+    try:
+        document = parse(config.read_text(encoding="utf-8", errors="replace")).root
+    except OSError:
+        document = None
+    values = document.value if document is not None and isinstance(document.value, dict) else {}
+    port = str(values.get("host_db_port", "")).strip()
+    if not re.fullmatch(r"[0-9]{1,5}", port):
+        raise AddressError(
+            "the site's database is DDEV's `db` container, whose port on this machine changes at every "
+            "`ddev start`; set `host_db_port` in .ddev/config.yaml (then `ddev restart`)"
+        )
+    return SiteAddress(
+        address.driver,
+        address.database,
+        "127.0.0.1",
+        int(port),
+        address.username,
+        address.password,
+        address.prefix,
+        address.origin,
+    )
+
+
+_DOTENV_LINE = re.compile(
+    r"""^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^#\r\n]*?))\s*(?:\#.*)?$""",
+    re.MULTILINE,
+)
+
+
+def _dotenv(path: Path) -> dict[str, str]:
+    """A `.env` file's variables, as docker compose reads them: `NAME=value`, quoted or not,
+    `export` allowed, `#` comments; no interpolation."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    found = {}
+    for match in _DOTENV_LINE.finditer(text):
+        name, double, single, bare = match.groups()
+        if double is not None:
+            value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), double)
+        else:
+            value = single if single is not None else bare
+        found[name] = value
+    return found
