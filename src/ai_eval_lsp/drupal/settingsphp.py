@@ -15,6 +15,7 @@ assign is unknown too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -107,10 +108,8 @@ class _Program:
         self.included.add(path)
         parsed = parse_php(path, source)
         reader = _Reader(self, Scope.top_level(parsed))
-        try:
+        with contextlib.suppress(_Return):  # a `return` ends the file
             reader.statements(parsed.root.named_children, None)
-        except _Return:
-            pass
 
 
 class _Return(Exception):
