@@ -59,11 +59,17 @@ EXAMPLES = {
     "history": [
         "history                                  # every target with runs, and its latest",
         "history support_reply --limit 5",
+        "history support_bot --site               # the site's runs too, read from its database first",
     ],
     "diff": [
         "diff                                     # the target run last: its latest run against the one before",
         "diff --target support_tone",
         "diff 12 15 --format markdown             # runs 12 and 15, as a pull-request comment",
+        "diff site:latest latest                  # the site's latest run against yours, question by question",
+    ],
+    "site": [
+        "site pull                                # the site's new runs into the results database",
+        "site pull web --db /tmp/results.sqlite",
     ],
     "report": ["report -o report.html"],
     "serve": [
@@ -236,6 +242,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     history.add_argument("--limit", type=_positive, default=None, metavar="N", help="the newest N runs only")
     history.add_argument("--format", choices=("text", "json"), default="text")
+    history.add_argument(
+        "--site", action="store_true", help="read the Drupal site's new runs first (as `site pull` does)"
+    )
     history.set_defaults(run=_history)
 
     diff = commands.add_parser(
@@ -243,11 +252,12 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common, database],
         help="compare two runs of one target case by case (default: its latest and the one before)",
     )
-    diff.add_argument("base", nargs="?", type=int, metavar="BASE_RUN", help="the older run's id")
+    named = "a run id, latest, previous, site:ID (the site's run ID) or site:latest"
+    diff.add_argument("base", nargs="?", metavar="BASE_RUN", help=f"the older run: {named}")
+    diff.add_argument("head", nargs="?", metavar="HEAD_RUN", help="the newer run (default: the latest)")
     diff.add_argument(
-        "head", nargs="?", type=int, metavar="HEAD_RUN", help="the newer run's id (default: the latest)"
+        "--target", metavar="ID", help="the rubric id or site target (default: the target run last)"
     )
-    diff.add_argument("--target", metavar="ID", help="the rubric id (default: the target run last)")
     diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     diff.set_defaults(run=_diff)
 
@@ -258,6 +268,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.add_argument("-o", "--output", default="report.html", metavar="FILE", help="default: report.html")
     report.set_defaults(run=_report)
+
+    site = commands.add_parser("site", help="the Drupal site's own runs, read from its database")
+    site_commands = site.add_subparsers(dest="site_command", metavar="SITE_COMMAND", required=True)
+    pull = site_commands.add_parser(
+        "pull",
+        parents=[common, database],
+        help="read the site's new runs into the results database; a line per target",
+    )
+    pull.add_argument(
+        "path", nargs="?", default=".", metavar="PATH", help="the project whose site is read (default: here)"
+    )
+    pull.formatter_class = argparse.RawDescriptionHelpFormatter
+    pull.epilog = "examples:\n" + "\n".join(f"  ai-eval-lsp {line}" for line in EXAMPLES["site"])
+    site.set_defaults(run=_site_pull)
 
     serve = commands.add_parser("serve", help="start the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default)")
@@ -454,6 +478,8 @@ def _targets(projects: Projects, args: argparse.Namespace) -> int:
 
 
 def _history(projects: Projects, args: argparse.Namespace) -> int:
+    if args.site:
+        _pull(projects.here(), args, quiet=True)
     if args.target is None:
         return _targets(projects, args)
 
@@ -487,6 +513,60 @@ def _diff(projects: Projects, args: argparse.Namespace) -> int:
         print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False))
     else:
         print(format_diff_markdown(comparison) if args.format == "markdown" else format_diff(comparison))
+    return EXIT_CLEAN
+
+
+SITE_DATABASE_VARIABLE = "AI_EVAL_SITE_DATABASE"
+"""The site's database URL for `site pull` and `history --site`, over the project's settings: how
+CI is given it from a secret, so it is never written in a file."""
+
+
+def _site_pull(projects: Projects, args: argparse.Namespace) -> int:
+    return _pull(projects.of(Path(args.path)), args, quiet=False)
+
+
+def _pull(project: Project, args: argparse.Namespace, quiet: bool) -> int:
+    """Read the project's site's new runs into the results database and say what came, a line
+    per target (`quiet`: only trouble, as a warning, for a command that goes on)."""
+    from ai_eval_lsp.drupal.site_address import AddressError, parse_url
+    from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull
+    from ai_eval_lsp.runs.store import ResultStore, StoreError
+
+    trouble = "warning" if quiet else "error"
+    address, note = project.site, project.site_note
+    given = os.environ.get(SITE_DATABASE_VARIABLE)
+    if given:
+        try:
+            address, note = parse_url(given, project.root, f"${SITE_DATABASE_VARIABLE}"), None
+        except AddressError as err:
+            address, note = None, str(err)
+    if address is None:
+        print(
+            f"{trouble}: no site runs: {note or 'the project is no Drupal codebase and names no site.database'}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    store = ResultStore(Path(args.db) if args.db else project.results_database)
+    reader = SiteReader(address)
+    try:
+        pulled = pull(store, reader)
+    except (SiteError, StoreError) as err:
+        print(f"{trouble}: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        reader.close()
+    for skipped in pulled.skipped:
+        print(f"warning: {skipped}", file=sys.stderr)
+    if quiet:
+        return EXIT_CLEAN
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for row in pulled.rows:
+        by_target.setdefault(row["target_id"], []).append(row)
+    for target, rows in by_target.items():
+        latest = announce(store, address.identity, rows[-1:])[0]
+        print(f"{target}: {count(len(rows), 'new site run')}; latest: {latest.summary}")
+    if not pulled.rows:
+        print(f"no new site runs in {address}")
     return EXIT_CLEAN
 
 

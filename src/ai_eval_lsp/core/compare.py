@@ -210,13 +210,18 @@ class Diff:
         they ran two cases files of one rubric), so their deltas compare different cases."""
         if self.in_common:
             return None
-        base, head = self.base["run_id"], self.head["run_id"]
+        base, head = run_label(self.base), run_label(self.head)
         files = (
-            f" (run {base} ran {cases_file(self.base)}, run {head} ran {cases_file(self.head)})"
+            f" ({base} ran {cases_file(self.base)}, {head} ran {cases_file(self.head)})"
             if self.other_cases_file
             else ""
         )
-        return f"runs {base} and {head} have no case in common{files}: their deltas compare different cases"
+        both = (
+            f"runs {self.base['run_id']} and {self.head['run_id']}"
+            if SITE_ID not in self.base and SITE_ID not in self.head
+            else f"{base} and {head}"
+        )
+        return f"{both} have no case in common{files}: their deltas compare different cases"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from ai_eval_lsp.core.api import CheckOutcome
-from ai_eval_lsp.core.compare import CaseRecord, Diff, flips
+from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, flips, run_label
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
 
 if TYPE_CHECKING:
@@ -41,15 +41,13 @@ def diff_line(comparison: Diff) -> str:
     common (of two cases files) have no change to tell, and the line says so."""
     if not comparison.in_common:
         other = comparison.other_cases_file
-        line = f"vs run {comparison.base['run_id']}: no case in common" + (
-            f" (it ran {other})" if other else ""
-        )
+        line = f"vs {run_label(comparison.base)}: no case in common" + (f" (it ran {other})" if other else "")
         return f"{comparison.incomparable}; {line}" if comparison.incomparable else line
     flipped = comparison.flipped
     to_fail = sum(1 for _, base, head in comparison.cases if flips(base, head) and base and base.passed)
     deltas = comparison.deltas
     parts = [
-        f"vs run {comparison.base['run_id']}: pass rate {signed(deltas['pass_rate'])}",
+        f"vs {run_label(comparison.base)}: pass rate {signed(deltas['pass_rate'])}",
         f"average {signed(deltas['avg_score'])}",
         f"{len(flipped)} flipped ({to_fail} to fail, {len(flipped) - to_fail} to pass)",
         f"McNemar p={comparison.mcnemar_p:.3g}",
@@ -220,10 +218,28 @@ def format_run(name: str, result: RunResult) -> str:
     return "\n".join(lines)
 
 
+def site_line(row: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:
+    """A site's run in one line, as a client is told of it: its figures and, after the target's
+    previous site run, how its average moved."""
+    line = (
+        f"{run_label(row)} of {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, "
+        f"average {row['avg_score']:.2f}/5, gate {'passed' if row['passed_gate'] else 'failed'}, "
+        f"{count(row['question_count'], 'question')}, {count(row['error_count'], 'error')}"
+    )
+    if previous is None:
+        return line
+    return f"{line}; average {signed(row['avg_score'] - previous['avg_score'])} against {run_label(previous)}"
+
+
+def run_column(row: Mapping[str, Any]) -> str:
+    """A run in a table's first column: its run id, or `site 412`."""
+    return f"site {row[SITE_ID]}" if SITE_ID in row else str(row["run_id"])
+
+
 def _figures(row: Mapping[str, Any]) -> tuple[str, ...]:
     """A stored row's run, when, pass rate, interval, average and gate, as history tables show them."""
     return (
-        str(row["run_id"]),
+        run_column(row),
         when(row),
         f"{row['pass_rate']:.2f}",
         interval(row),
@@ -318,13 +334,22 @@ def _summary(comparison: Diff) -> list[str]:
 
 def format_diff(comparison: Diff) -> str:
     base, head = comparison.base, comparison.head
-    title = (
-        f"{comparison.target}: run {base['run_id']} ({when(base)}) -> run {head['run_id']} ({when(head)}) UTC"
-    )
+    title = f"{comparison.target}: {run_label(base)} ({when(base)}) -> {run_label(head)} ({when(head)}) UTC"
     table = [("case", "base", "head", "change")] + [
-        (case_id, _verdict(b), _verdict(h), _change(b, h)) for case_id, b, h in comparison.cases
+        (_case_name(case_id, b, h), _verdict(b), _verdict(h), _change(b, h))
+        for case_id, b, h in comparison.cases
     ]
     return "\n".join([title, *_summary(comparison), "", _columns(table)])
+
+
+def _case_name(key: str, base: CaseRecord | None, head: CaseRecord | None) -> str:
+    """A case as a diff lists it: by its id; paired by question, the question's id and the local
+    case's own id beside it (`q17 (refund_late)`)."""
+    local = next(
+        (case.case_id for case in (base, head) if case is not None and case.case_id != key),
+        None,
+    )
+    return f"{key} ({local})" if local is not None and not key.startswith(local) else key
 
 
 def _cell(text: str) -> str:
@@ -337,7 +362,7 @@ def format_diff_markdown(comparison: Diff) -> str:
     changed = [(case_id, b, h) for case_id, b, h in comparison.cases if _change(b, h)]
     unchanged = [(case_id, b, h) for case_id, b, h in comparison.cases if not _change(b, h)]
     lines = [
-        f"### ai-eval: `{_cell(comparison.target)}`, run {base['run_id']} -> run {head['run_id']}",
+        f"### ai-eval: `{_cell(comparison.target)}`, {run_label(base)} -> {run_label(head)}",
         "",
         *(f"> **Warning:** {_cell(line)}" for line in (comparison.incomparable, comparison.unpaired) if line),
         "| | base | head | change |",
@@ -354,7 +379,7 @@ def format_diff_markdown(comparison: Diff) -> str:
         if not cases:
             continue
         rows = [
-            f"| `{_cell(case_id)}` | {_verdict(b)} | {_verdict(h)} | {_change(b, h)} |"
+            f"| `{_cell(_case_name(case_id, b, h))}` | {_verdict(b)} | {_verdict(h)} | {_change(b, h)} |"
             for case_id, b, h in cases
         ]
         table = ["| case | base | head | change |", "|---|---:|---:|---|", *rows]

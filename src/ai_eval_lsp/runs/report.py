@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ai_eval_lsp.core.compare import CaseRecord, Diff
+from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label
 from ai_eval_lsp.runs.render import (
     format_diff,
     format_diff_markdown,
@@ -56,14 +56,18 @@ def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         for f in (0.0, 0.5, 1.0)
     )
     labels = "".join(
-        f'<text x="{_x(i, n):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{row["run_id"]}</text>'
+        f'<text x="{_x(i, n):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{escape(_short(row))}</text>'
         for i, row in enumerate(rows)
     )
     dots = "".join(
-        f'<circle cx="{_x(i, n):.1f}" cy="{_y(row["pass_rate"]):.1f}" r="3" fill="#0969da">'
-        f"<title>run {row['run_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}</title></circle>"
-        f'<circle cx="{_x(i, n):.1f}" cy="{_y(row["avg_score"] / 5):.1f}" r="3" fill="#bf8700">'
-        f"<title>run {row['run_id']}: average {row['avg_score']:.2f}/5</title></circle>"
+        _dot(
+            _x(i, n),
+            _y(row["pass_rate"]),
+            "#0969da",
+            row,
+            f"pass rate {row['pass_rate']:.2f} {interval(row)}",
+        )
+        + _dot(_x(i, n), _y(row["avg_score"] / 5), "#bf8700", row, f"average {row['avg_score']:.2f}/5")
         for i, row in enumerate(rows)
     )
     return (
@@ -74,7 +78,22 @@ def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         f'<polyline points="{score}" fill="none" stroke="#bf8700" stroke-width="2" stroke-dasharray="5 3"/>'
         f"{dots}{labels}</svg>"
         '<p><span style="color:#0969da">&#9644; pass rate (band: 95% Wilson interval)</span> &nbsp; '
-        '<span style="color:#bf8700">&#9476; average score / 5</span> &nbsp; x: run id</p>'
+        '<span style="color:#bf8700">&#9476; average score / 5</span> &nbsp; x: run id '
+        "(hollow, s412: the site's run 412)</p>"
+    )
+
+
+def _short(row: Mapping[str, Any]) -> str:
+    """A run on the trend's axis: its run id, or `s412` for the site's run 412."""
+    return f"s{row[SITE_ID]}" if SITE_ID in row else str(row["run_id"])
+
+
+def _dot(x: float, y: float, color: str, row: Mapping[str, Any], what: str) -> str:
+    """A run's point on a line: filled for a local run, hollow for the site's."""
+    fill = "#ffffff" if SITE_ID in row else color
+    return (
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{fill}" stroke="{color}" stroke-width="1.5">'
+        f"<title>{escape(run_label(row))}: {what}</title></circle>"
     )
 
 
@@ -109,7 +128,7 @@ def render_report(
         latest = rows[-1]
         sections.append(
             f"<h2>{escape(target)}</h2>"
-            f"<p>{len(rows)} run{'s' * (len(rows) != 1)}; latest: run {latest['run_id']} at {when(latest)} UTC, "
+            f"<p>{len(rows)} run{'s' * (len(rows) != 1)}; latest: {run_label(latest)} at {when(latest)} UTC, "
             f"pass rate {latest['pass_rate']:.2f} {interval(latest)}, average {latest['avg_score']:.2f}/5, "
             f"gate {'passed' if latest['passed_gate'] else 'failed'}</p>"
             f"{trend_svg(rows)}"

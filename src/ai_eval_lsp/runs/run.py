@@ -19,7 +19,7 @@ from ai_eval_lsp import __version__
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import CaseRecord, Diff, diff
 from ai_eval_lsp.core.compare import cases_file as cases_file_of
-from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
+from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, passing_score
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
 from ai_eval_lsp.core.refs import parse_ref
@@ -292,7 +292,9 @@ def run_cases(
         # named as in a run of the whole file: `cases[3]` stays `cases[3]` when run alone
         chosen = [n for n, case in enumerate(cases) if case_name(n, case) in case_ids]
         cases, names = [cases[n] for n in chosen], [names[n] for n in chosen]
-    return run(project, data["rubric"], cases, gate, cases_path, options, names)
+    site_target = data.get("site_target")
+    mirrored = site_target if isinstance(site_target, str) else None
+    return run(project, data["rubric"], cases, gate, cases_path, options, names, mirrored)
 
 
 def run(
@@ -303,9 +305,11 @@ def run(
     cases_path: Path,
     options: RunOptions = RunOptions(),
     names: Sequence[str] | None = None,
+    site_target: str | None = None,
 ) -> RunResult:
     """A run of `cases` against the rubric `ref`; `cases_path` names where they come from, and
-    `names` what the results call each case (by default, `case_names`)."""
+    `names` what the results call each case (by default, `case_names`); `site_target`, the site's
+    evaluation target they mirror (the cases file's `site_target`)."""
     started, clock = time.time(), time.perf_counter()
     store = ResultStore(options.database or project.results_database)
     try:
@@ -340,7 +344,7 @@ def run(
                 if options.progress is not None:
                     options.progress(number + 1, len(cases))
         cannot_run = evaluator.cannot_run
-    config = {
+    config: dict[str, Any] = {
         "cases_file": project.relative(cases_path),
         "rubrics": sorted(
             ({"id": r.id, "version": r.version} for r in library.loaded.values()),
@@ -353,6 +357,11 @@ def run(
         + [{"module": p.origin.module, "class": p.origin.name} for p in project.registry.php],
         "ai_eval_lsp": __version__,
     }
+    if site_target is not None:
+        config["site_target"] = site_target
+        line = _passing_score(library, ref)
+        if line is not None:
+            config["pass_line"] = 5 * line
     row = build_row(parse_ref(ref).id, results, gate, options.source, time.perf_counter() - clock, config)
     records = [case.record() for case in results]
     try:
@@ -374,6 +383,15 @@ def run(
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result
+
+
+def _passing_score(library: RubricLibrary, ref: str) -> float | None:
+    """The run's rubric's pass line: what the site's scores of the questions it mirrors are judged by."""
+    try:
+        rubric = library(ref)
+    except RubricError:
+        return None
+    return passing_score(rubric) if rubric is not None else None
 
 
 def case_names(cases: Sequence[Any]) -> list[str]:

@@ -443,16 +443,16 @@ class ResultStore:
             if base_ref is None:
                 raise StoreError("name the base run too: a diff of one run compares it with a later one")
             targets = _Targets(target)
-            fixed = {ref: self._fixed(ref, targets) for ref in (base_ref, head_ref) if isinstance(ref, tuple)}
-            for row in fixed.values():
+            named: dict[tuple[str, int] | str, dict[str, Any]] = {}
+            # the runs named by id first, then the local runs named `latest` or `previous`, each
+            # telling the target of the names after it
+            for ref in sorted({base_ref, head_ref} - {None}, key=_resolution_order):
+                assert ref is not None
+                row = self._fixed(ref, targets) if isinstance(ref, tuple) else self._relative(ref, targets)
+                named[ref] = row
                 targets.learn(row)
-            base_row = fixed[base_ref] if isinstance(base_ref, tuple) else self._relative(base_ref, targets)
-            if head_ref is None:
-                head_row = self._latest_of(base_row)
-            else:
-                head_row = (
-                    fixed[head_ref] if isinstance(head_ref, tuple) else self._relative(head_ref, targets)
-                )
+            base_row = named[base_ref]
+            head_row = self._latest_of(base_row) if head_ref is None else named[head_ref]
             if _same(base_row, head_row):
                 raise StoreError(
                     f"{run_label(base_row)} is the latest run of `{base_row['target_id']}`: name a head run "
@@ -522,6 +522,9 @@ class ResultStore:
         rows = self._select(
             f"SELECT * FROM ai_eval_result WHERE {where} ORDER BY id DESC LIMIT 2", parameters
         )
+        if not rows and targets.site is not None and targets.local is None:
+            # no run mirrors the site's target: the latest run, which `_compare` says cannot be compared
+            rows = self._select("SELECT * FROM ai_eval_result ORDER BY id DESC LIMIT 2")
         wanted = 0 if ref == "latest" else 1
         if len(rows) <= wanted:
             which = f"of `{parameters[0]}` " if parameters else ""
@@ -593,6 +596,10 @@ def _reference(name: RunName) -> tuple[str, int] | str | None:
     if kind in ("", "site") and number.isdigit():
         return ("site" if kind else "run", int(number))
     raise StoreError(f"`{name}` names no run: write a run id, latest, previous, site:ID or site:latest")
+
+
+def _resolution_order(ref: tuple[str, int] | str | None) -> int:
+    return 0 if isinstance(ref, tuple) else 2 if ref == "site:latest" else 1
 
 
 def _same(base: Mapping[str, Any], head: Mapping[str, Any]) -> bool:

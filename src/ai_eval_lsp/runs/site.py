@@ -1,0 +1,377 @@
+"""The site's own runs (SPEC 3): its `ai_eval_result` rows read from its database, read-only, and
+kept in the local results store beside the local runs.
+
+`SiteReader` holds one connection (MySQL/MariaDB through PyMySQL, PostgreSQL through pg8000,
+SQLite through the standard library: the two servers' drivers are pure Python, so the VS Code
+bundle stays small and the same on every platform), in a read-only session with a 5 s limit on
+connecting and on each query. `pull` reads the rows above the last one read, converts each as
+seed 003 says to read them, and stores the new ones. Nothing here knows of editors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import decimal
+import math
+import sqlite3
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ai_eval_lsp.core.compare import SITE_ID
+from ai_eval_lsp.drupal.site_address import SiteAddress
+from ai_eval_lsp.runs.render import site_line
+from ai_eval_lsp.runs.store import ResultStore
+
+TIMEOUT = 5.0
+"""Seconds a connection and each query may take before the site counts as unreachable."""
+BATCH = 5000
+"""Rows read per query: a first read of a site with years of runs goes in steps of this."""
+REGRESSION_TOLERANCE = 0.5
+
+
+class SiteError(Exception):
+    """The site's runs cannot be read; the message names the database, never the password."""
+
+
+class BadRow(ValueError):
+    """A row that cannot be read as seed 003 describes it."""
+
+
+class _Connection(Protocol):
+    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]: ...
+    def close(self) -> None: ...
+
+
+class SiteReader:
+    """Reads one site's rows, connecting when first asked and again after a failure."""
+
+    def __init__(self, address: SiteAddress) -> None:
+        self.address = address
+        self._connection: _Connection | None = None
+        self.connects = 0
+        """How many connections were opened (a test's view of whether it reached out)."""
+
+    def rows_after(self, last_id: int, limit: int = BATCH) -> list[dict[str, Any]]:
+        """The raw rows with an id above `last_id`, by id; SiteError when they cannot be read
+        (the connection is then dropped, to be made again next time)."""
+        try:
+            if self._connection is None:
+                self.connects += 1
+                self._connection = _connect(self.address)
+            return self._connection.rows_after(last_id, limit)
+        except SiteError:
+            self.close()
+            raise
+        except Exception as err:
+            self.close()
+            raise SiteError(_said(self.address, err)) from None
+
+    def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):  # a connection that is gone is closed
+                connection.close()
+
+
+@dataclass
+class Pulled:
+    """What one read of the site brought."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """The new rows, oldest first, as stored (each with `siteId`)."""
+    skipped: list[str] = field(default_factory=list)
+    """A note for each row that could not be read."""
+    last_id: int = 0
+    """The highest id read, rows skipped included: where the next read starts."""
+
+
+def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pulled:
+    """The site's rows above `after` (default: the last one stored), each converted and stored
+    whole; SiteError when the site cannot be read (rows stored before the trouble stay)."""
+    site = reader.address.identity
+    last = max(after or 0, store.last_site_id(site) or 0)
+    pulled = Pulled(last_id=last)
+    while True:
+        raw = reader.rows_after(pulled.last_id)
+        converted = []
+        for row in raw:
+            try:
+                converted.append(site_row(row))
+            except BadRow as err:
+                pulled.skipped.append(
+                    f"site row {row.get('id')!s} of `{reader.address.table}` is skipped: {err}"
+                )
+        if converted:
+            store.insert_site_rows(site, converted)
+            pulled.rows += [{**row, SITE_ID: row["id"]} for row in converted]
+        pulled.last_id = max([pulled.last_id, *(_id_of(row) for row in raw)])
+        if len(raw) < BATCH:
+            return pulled
+
+
+def _id_of(row: Mapping[str, Any]) -> int:
+    try:
+        return _integer(row.get("id"), "id")
+    except BadRow:
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class SiteRun:
+    """A new site row as a client is told of it: the row, its line and whether it regressed."""
+
+    row: dict[str, Any]
+    summary: str
+    regressed: bool
+
+
+def announce(
+    store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float = REGRESSION_TOLERANCE
+) -> list[SiteRun]:
+    """Each new row with its line and `regressed`: its average fell more than `tolerance` below
+    the site's previous row of the same target, as seed 003's example subscriber decides."""
+    runs = []
+    for row in rows:
+        previous = store.previous_site_row(site, row["target_id"], row["id"])
+        drop = None if previous is None else previous["avg_score"] - row["avg_score"]
+        runs.append(SiteRun(row, site_line(row, previous), drop is not None and drop > tolerance))
+    return runs
+
+
+# --- a row read as seed 003 says ---------------------------------------------------------------
+
+
+def site_row(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A site's `ai_eval_result` row as the store keeps it: `run_id` may be absent or null (the
+    Drush path), numbers may come as decimals or strings, `duration` as an integer, a float or a
+    decimal; `config_json` may be null. BadRow says what cannot be read."""
+    target = raw.get("target_id")
+    if isinstance(target, bytes):
+        target = target.decode("utf-8", "replace")
+    if not isinstance(target, str | int) or isinstance(target, bool) or str(target) == "":
+        raise BadRow(f"`target_id` is {target!r}, not a target id")
+    low, high = (
+        _number(raw.get("pass_rate_ci_low"), "pass_rate_ci_low", True),
+        _number(raw.get("pass_rate_ci_high"), "pass_rate_ci_high", True),
+    )
+    questions, errors = (
+        _integer(raw.get("question_count"), "question_count"),
+        _integer(raw.get("error_count", 0), "error_count"),
+    )
+    if not 0 <= errors <= questions:
+        raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
+    run_id = raw.get("run_id")
+    return {
+        "id": _integer(raw.get("id"), "id"),
+        "target_id": str(target),
+        "run_id": None if run_id is None else _integer(run_id, "run_id"),
+        "timestamp": _integer(raw.get("timestamp"), "timestamp"),
+        "avg_score": _number(raw.get("avg_score"), "avg_score"),
+        "pass_rate": _number(raw.get("pass_rate"), "pass_rate"),
+        "pass_rate_ci_low": low,
+        "pass_rate_ci_high": high,
+        "passed_gate": 1 if _integer(raw.get("passed_gate"), "passed_gate") else 0,
+        "question_count": questions,
+        "error_count": errors,
+        "scores_json": _text(raw.get("scores_json")),
+        "source": _text(raw.get("source")) or "",
+        "duration": _number(raw.get("duration"), "duration"),
+        "config_json": _text(raw.get("config_json")),
+    }
+
+
+def _number(value: Any, name: str, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    try:
+        if isinstance(value, bool) or value is None:
+            raise ValueError
+        number = float(value) if isinstance(value, int | float | decimal.Decimal | str) else math.nan
+    except (ValueError, decimal.InvalidOperation):
+        raise BadRow(f"`{name}` is {value!r}, not a number") from None
+    if not math.isfinite(number):
+        raise BadRow(f"`{name}` is {value!r}, not a number")
+    return number
+
+
+def _integer(value: Any, name: str) -> int:
+    number = _number(value, name)
+    if number != int(number):
+        raise BadRow(f"`{name}` is {value!r}, not a whole number")
+    return int(number)
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+# --- the drivers ---------------------------------------------------------------------------------
+
+
+def _connect(address: SiteAddress) -> _Connection:
+    drivers: dict[str, Callable[[SiteAddress], _Connection]] = {
+        "mysql": _MySql,
+        "pgsql": _Postgres,
+        "sqlite": _Sqlite,
+    }
+    return drivers[address.driver](address)
+
+
+def _quoted(name: str, quote: str) -> str:
+    return quote + name.replace(quote, quote * 2) + quote
+
+
+class _MySql:
+    """MySQL and MariaDB through PyMySQL: autocommit, so each poll sees the rows inserted since
+    (a transaction left open would read one snapshot forever), and a read-only session."""
+
+    def __init__(self, address: SiteAddress) -> None:
+        import pymysql
+        import pymysql.cursors
+
+        self.connection = pymysql.connect(
+            host=address.host,
+            port=address.port or 3306,
+            user=address.username,
+            password=address.password,
+            database=address.database,
+            connect_timeout=TIMEOUT,
+            read_timeout=TIMEOUT,
+            write_timeout=TIMEOUT,
+            autocommit=True,
+            charset="utf8mb4",
+            cursorclass=pymysql.cursors.DictCursor,
+            init_command="SET SESSION TRANSACTION READ ONLY",
+            program_name="ai-eval-lsp",
+        )
+        self.query = f"SELECT * FROM {_quoted(address.table, '`')} WHERE id > %s ORDER BY id LIMIT %s"
+
+    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+        with self.connection.cursor() as cursor:
+            cursor.execute(self.query, (last_id, limit))
+            return list(cursor.fetchall())
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class _Postgres:
+    """PostgreSQL through pg8000: the session read-only and each statement limited from the start."""
+
+    def __init__(self, address: SiteAddress) -> None:
+        import pg8000.native
+
+        self.connection = pg8000.native.Connection(
+            address.username,
+            host=address.host,
+            database=address.database,
+            port=address.port or 5432,
+            password=address.password,
+            timeout=TIMEOUT,
+            application_name="ai-eval-lsp",
+            startup_params={
+                "default_transaction_read_only": "on",
+                "statement_timeout": str(int(TIMEOUT * 1000)),
+            },
+        )
+        self.query = (
+            f"SELECT * FROM {_quoted(address.table, chr(34))} WHERE id > :last ORDER BY id LIMIT :limit"
+        )
+
+    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+        rows = self.connection.run(self.query, last=last_id, limit=limit)
+        names = [column["name"] for column in self.connection.columns or ()]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class _Sqlite:
+    """A site's SQLite file, opened read-only; a query that outlives the limit is interrupted."""
+
+    def __init__(self, address: SiteAddress) -> None:
+        path = Path(address.database)
+        if not path.is_file():
+            raise SiteError(f"cannot read the site's runs from {address}: there is no such file")
+        self.connection = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT, check_same_thread=False
+        )
+        self.connection.row_factory = sqlite3.Row
+        self.connection.execute("PRAGMA query_only = ON")
+        self.query = f"SELECT * FROM {_quoted(address.table, chr(34))} WHERE id > ? ORDER BY id LIMIT ?"
+
+    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + TIMEOUT
+        self.connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            return [dict(row) for row in self.connection.execute(self.query, (last_id, limit))]
+        finally:
+            self.connection.set_progress_handler(None, 0)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+# --- what went wrong, in words -------------------------------------------------------------------
+
+_CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
+    (
+        lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
+        lambda a: f"the user `{a.username}` or its password is refused",
+    ),
+    (
+        lambda err, text: _code(err) in (1049, "3D000") or "unknown database" in text,
+        lambda a: f"there is no database `{a.database}`",
+    ),
+    (
+        lambda err, text: _code(err) in (1146, "42P01") or "no such table" in text or "doesn't exist" in text,
+        lambda a: (
+            f"there is no table `{a.table}`: is ai_eval installed on the site (and the table prefix right)?"
+        ),
+    ),
+    (
+        lambda err, text: _code(err) in (1142, "42501") or "denied" in text,
+        lambda a: f"the user `{a.username}` may not read `{a.table}`; grant it SELECT on that table",
+    ),
+    (
+        lambda err, text: "timed out" in text or "timeout" in text or "interrupted" in text,
+        lambda a: f"no answer within {TIMEOUT:g} s",
+    ),
+    (
+        lambda err, text: (
+            _code(err) == 2003 or "refused" in text or "can't connect" in text or "connect" in text
+        ),
+        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
+    ),
+)
+
+
+def _code(err: Exception) -> object:
+    arguments = getattr(err, "args", ())
+    if arguments and isinstance(arguments[0], int):
+        return arguments[0]  # PyMySQL: (code, message)
+    if arguments and isinstance(arguments[0], dict):
+        return arguments[0].get("C")  # pg8000: the server's fields, `C` its SQLSTATE
+    return None
+
+
+def _said(address: SiteAddress, err: Exception) -> str:
+    """Why the site cannot be read, in words: the driver's own message where no cause fits,
+    with the password taken out wherever it may appear."""
+    text = str(err).lower()
+    cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
+    if cause is None:
+        cause = str(err)
+        if address.password:
+            cause = cause.replace(address.password, "***")
+    return f"cannot read the site's runs from {address}: {cause}"
