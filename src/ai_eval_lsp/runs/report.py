@@ -19,7 +19,7 @@ from ai_eval_lsp.runs.render import (
     interval,
     when,
 )
-from ai_eval_lsp.runs.store import ResultStore
+from ai_eval_lsp.runs.store import ResultStore, RunName
 
 WIDTH, HEIGHT, PAD = 640, 180, 28
 
@@ -178,7 +178,7 @@ FORMATS = ("text", "markdown", "html")
 
 
 def render_stored(
-    store: ResultStore, what: str, form: str, target: str | None, base: int | None, head: int | None
+    store: ResultStore, what: str, form: str, target: str | None, base: RunName, head: RunName
 ) -> str:
     """A target's history, a diff (default: the latest run and the one before) or the report (of
     every target, or of `target`), as the CLI prints it. The report is HTML only; a history needs
@@ -195,7 +195,7 @@ def render_stored(
         comparison = store.diff(base, head, target)
         return {"text": format_diff, "markdown": format_diff_markdown, "html": diff_html}[form](comparison)
     if target is None:
-        raise ValueError("a history needs its `target`, a rubric id")
+        raise ValueError("a history needs its `target`, a rubric id or site target")
     rows = store.history(target)
     return {"text": format_history, "markdown": format_history_markdown, "html": history_html}[form](
         target, rows

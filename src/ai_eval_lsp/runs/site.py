@@ -297,29 +297,29 @@ class _Postgres:
 
 
 class _Sqlite:
-    """A site's SQLite file, opened read-only; a query that outlives the limit is interrupted."""
+    """A site's SQLite file, opened read-only for each read (a file replaced or removed meanwhile
+    is seen at once); a query that outlives the limit is interrupted."""
 
     def __init__(self, address: SiteAddress) -> None:
-        path = Path(address.database)
-        if not path.is_file():
-            raise SiteError(f"cannot read the site's runs from {address}: there is no such file")
-        self.connection = sqlite3.connect(
-            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT, check_same_thread=False
-        )
-        self.connection.row_factory = sqlite3.Row
-        self.connection.execute("PRAGMA query_only = ON")
+        self.address = address
         self.query = f"SELECT * FROM {_quoted(address.table, chr(34))} WHERE id > ? ORDER BY id LIMIT ?"
 
     def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + TIMEOUT
-        self.connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        path = Path(self.address.database)
+        if not path.is_file():
+            raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT)
         try:
-            return [dict(row) for row in self.connection.execute(self.query, (last_id, limit))]
+            connection.row_factory = sqlite3.Row
+            connection.execute("PRAGMA query_only = ON")
+            deadline = time.monotonic() + TIMEOUT
+            connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            return [dict(row) for row in connection.execute(self.query, (last_id, limit))]
         finally:
-            self.connection.set_progress_handler(None, 0)
+            connection.close()
 
     def close(self) -> None:
-        self.connection.close()
+        pass  # nothing stays open between reads
 
 
 # --- what went wrong, in words -------------------------------------------------------------------

@@ -16,6 +16,7 @@ def create_server() -> AiEvalServer:
         lenses,
         navigation,
         onsave,
+        siteruns,
         workspace,
     )
 
@@ -31,6 +32,7 @@ def create_server() -> AiEvalServer:
         completion,
         navigation,
         onsave,
+        siteruns,
     ):
         feature.register(server)
     return server

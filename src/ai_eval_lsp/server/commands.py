@@ -26,7 +26,7 @@ from ai_eval_lsp.runs.run import (
     run,
     run_cases,
 )
-from ai_eval_lsp.runs.store import StoreError
+from ai_eval_lsp.runs.store import RunName, StoreError
 from ai_eval_lsp.server import names, query
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.running import (
@@ -113,6 +113,19 @@ async def _reading(read: Callable[[], T]) -> T:
         raise NotApplicable(str(err)) from err
 
 
+def _runs_named(argument: dict[str, Any]) -> tuple[str | None, RunName, RunName]:
+    """The `target`, `base` and `head` of a history or diff: runs by local run id, or by name
+    (`latest`, `previous`, `site:ID`, `site:latest`)."""
+    target, base, head = argument.get("target"), argument.get("base"), argument.get("head")
+    if not all(value is None or isinstance(value, int | str) for value in (base, head)):
+        raise NotApplicable(
+            f"`base` and `head` must be run ids or names (latest, site:ID, ...), not {base!r} and {head!r}"
+        )
+    if target is not None and not isinstance(target, str):
+        raise NotApplicable(f"`target` must be a rubric id or site target, not {target!r}")
+    return target, base, head
+
+
 def _project(folder: Folder) -> Project:
     assert folder.project is not None, "a command runs once its folder's project is loaded"
     return folder.project
@@ -152,23 +165,15 @@ def register(server: AiEvalServer) -> None:
     @server.command(names.DIFF)
     async def diff(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments)) if arguments else {}
-        target, base, head = argument.get("target"), argument.get("base"), argument.get("head")
-        if not all(value is None or isinstance(value, int) for value in (base, head)):
-            raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
-        if target is not None and not isinstance(target, str):
-            raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
+        target, base, head = _runs_named(argument)
         store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
         return await _reading(lambda: store.diff(base, head, target).to_json())
 
     @server.command(names.RENDER)
     async def render(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
-        what, form, target = argument.get("what"), argument.get("format", "text"), argument.get("target")
-        base, head = argument.get("base"), argument.get("head")
-        if not all(value is None or isinstance(value, int) for value in (base, head)):
-            raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
-        if target is not None and not isinstance(target, str):
-            raise NotApplicable(f"`target` must be a rubric id, not {target!r}")
+        what, form = argument.get("what"), argument.get("format", "text")
+        target, base, head = _runs_named(argument)
         store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
 
         def read() -> str:

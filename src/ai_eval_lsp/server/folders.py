@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -60,6 +60,9 @@ class Folders:
         self.session = server.session
         self.reloads: dict[Folder, asyncio.TimerHandle] = {}
         self.told: set[tuple[Path, str]] = set()
+        self.on_load: list[Callable[[Folder], None]] = []
+        """Called on the loop once a folder's project is (re)loaded: what follows a project's
+        settings (its site's runs)."""
 
     # --- folders come and go ---------------------------------------------------------------------
 
@@ -192,6 +195,8 @@ class Folders:
                 return  # removed meanwhile
             self.session.set_project(folder, project)
         self.tell(folder, project)
+        for follow in self.on_load:
+            follow(folder)
         documents = self.session.documents_of(folder)
         for document in documents:
             if self.session.classify(document):

@@ -48,4 +48,5 @@ COMMANDS: dict[str, Access] = {
     names.RENDER: "reads",
     names.EXPORT_SCHEMA: "reads",
     names.RELOAD_PLUGINS: "mutates",
+    names.SITE_RUNS: "mutates",
 }

@@ -453,12 +453,14 @@ async def loaded(server: Server) -> list[Folder]:
 
 async def folder_of_target(server: Server, target: str | None, uri: str | None) -> Folder:
     """The project folder whose results a history or diff reads: the one whose index has the
-    rubric `target` (the one holding `uri` first, when several do), else the one holding `uri`,
-    else the first; once every folder is loaded."""
+    rubric `target` (the one holding `uri` first, when several do), else one reading a site (a
+    site's target), else the one holding `uri`, else the first; once every folder is loaded."""
     folders = await loaded(server)
     path = path_of(uri) if isinstance(uri, str) else None
     home = server.folders.home_of(path.resolve(), server.session.settings) if path is not None else None
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
+    if not holding and target is not None:  # a site's target: the projects reading a site
+        holding = [f for f in folders if f.site is not None]
     holding.sort(key=lambda folder: folder is not home)
     if holding:
         return holding[0]

@@ -5,7 +5,7 @@ documents (their text, as the editor has it, and their last analysis).
 Only the event loop changes the session, and only through its methods: the client's settings
 and the work it may cancel (`configure_client`, `progress_began`, `request_began`, ...), the
 folders' lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`,
-`configure`, `set_project`, `mark_indexed`), what the client was sent (`sent`, for pushed and
+`configure`, `set_project`, `watch_site`, `mark_indexed`), what the client was sent (`sent`, for pushed and
 pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
 immutable, and hands back a value that the loop commits through `Session.commit` / `commit_disk`,
 the one path that updates the indexes and says which documents' diagnostics may have changed.
@@ -27,8 +27,11 @@ from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.run import Cancellation
+from ai_eval_lsp.runs.site import SiteReader
+from ai_eval_lsp.runs.store import ResultStore
 
 
 def path_of(uri: str) -> Path | None:
@@ -49,6 +52,26 @@ class WorkspaceFolder:
     settings: Settings = field(default_factory=Settings)
     configured: bool = False
     """Whether `settings` are the editor's answer yet: project folders found before it wait."""
+
+
+@dataclass(eq=False)
+class SiteWatch:
+    """What a project folder knows of its site's runs between reads (`siteruns.py`)."""
+
+    reader: SiteReader
+    store: ResultStore
+    poll_seconds: float
+    tolerance: float
+    cursor: int | None = None
+    """The highest site id read this session; None until the first read."""
+    failing: str | None = None
+    """Why the last read failed, until one succeeds: said once, not at every poll."""
+    reading: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """One read at a time: the reader's connection is not shared between threads."""
+
+    @property
+    def address(self) -> SiteAddress:
+        return self.reader.address
 
 
 @dataclass(eq=False)
@@ -84,6 +107,8 @@ class Folder:
     """Held by a walk and by the disk reads of watched files, one at a time."""
     changed: list[Path] = field(default_factory=list)
     """Files reported changed while the folder was walked: read once the walk is committed."""
+    site: SiteWatch | None = None
+    """Its project's site, whose runs are read (None: the project names none)."""
 
     @property
     def walked(self) -> bool:
@@ -257,6 +282,10 @@ class Session:
         folder.project = project
         folder.generation += 1
         folder.ready.set()
+
+    def watch_site(self, folder: Folder, site: SiteWatch | None) -> None:
+        """The site whose runs a folder reads now (None: none)."""
+        folder.site = site
 
     def mark_indexed(self, folder: Folder) -> list[Path]:
         """A folder's walk is committed (or it has none); returns the files reported changed

@@ -1,0 +1,200 @@
+"""The site's own runs in the editor (SPEC 3, "The site's own runs"): a project with a site
+database reads the site's rows when it loads (silently: that read fills the history), then every
+`site.pollSeconds` while one of its rubric or cases files is open, and when asked
+(`aiEval.siteRuns`). Each row found after the first read is announced once: `aiEval/runComplete`
+with `trigger: "site"`, its line and `regressed`, or a message for a client that does not show
+runs itself.
+
+The database is read on a daemon thread, never on the event loop, so an unreachable site delays
+neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from lsprotocol import types
+
+from ai_eval_lsp.drupal.site_address import SETTING
+from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
+from ai_eval_lsp.runs.store import ResultStore, StoreError
+from ai_eval_lsp.server import names
+from ai_eval_lsp.server.query import NotApplicable, loaded
+from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.session import Folder, SiteWatch, path_of, uri_of
+
+T = TypeVar("T")
+
+
+async def off_loop(work: Callable[[], T]) -> T:
+    """`work` on a daemon thread: a database that does not answer holds no executor thread the
+    interpreter would wait for at exit."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = work(), None
+        except BaseException as err:
+            result, error = None, err
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has ended
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="ai-eval site", daemon=True).start()
+    return await future
+
+
+def watch(server: AiEvalServer, folder: Folder) -> None:
+    """A folder's project (re)loaded: read its site, and keep reading it, when it has one; the
+    watch of a site it no longer names ends. A note on why there is none goes to the log."""
+    project = folder.project
+    assert project is not None
+    address = project.site
+    current = folder.site
+    if current is not None and address is not None and current.address == address:
+        current.poll_seconds = project.settings.site_poll_seconds
+        current.tolerance = project.settings.site_regression_tolerance
+        return
+    server.session.watch_site(folder, None)
+    if current is not None:
+        server.spawn(off_loop(current.reader.close))
+    if address is None:
+        if project.site_note is not None:
+            server.log(f"{folder.root}: {project.site_note}")
+        return
+    site = SiteWatch(
+        SiteReader(address),
+        ResultStore(project.results_database),
+        project.settings.site_poll_seconds,
+        project.settings.site_regression_tolerance,
+    )
+    server.session.watch_site(folder, site)
+    server.spawn(_poll(server, folder, site))
+
+
+async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
+    """The first read, then one every `poll_seconds` while a rubric or cases file of the folder
+    is open; ends when the folder no longer watches this site."""
+
+    def watched() -> bool:
+        return server.session.holds(folder) and folder.site is site
+
+    try:
+        await read(server, folder, site)
+        while watched() and site.poll_seconds > 0:
+            await asyncio.sleep(site.poll_seconds)
+            if watched() and any(doc.role is not None for doc in server.session.documents_of(folder)):
+                await read(server, folder, site)
+    finally:
+        if not watched():
+            await off_loop(site.reader.close)
+
+
+async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | None:
+    """Read the site's new rows; announce each unless this is the first read. Returns why the
+    site could not be read, or None."""
+    async with site.reading:
+        first = site.cursor is None
+        try:
+            pulled = await off_loop(lambda: pull(site.store, site.reader, site.cursor))
+            runs = [] if first else await off_loop(lambda: _announced(site, pulled.rows))
+        except (SiteError, StoreError) as err:
+            _failed(server, folder, site, str(err))
+            return str(err)
+        if site.failing is not None:
+            server.log(f"{folder.root}: the site's runs are read again from {site.address}")
+        site.failing = None
+        site.cursor = pulled.last_id
+        for note in pulled.skipped:
+            server.log(f"{folder.root}: {note}", types.MessageType.Warning)
+        if first and pulled.rows:
+            server.log(f"{folder.root}: {len(pulled.rows)} site runs read from {site.address}")
+    for run in runs:
+        _tell(server, folder, run)
+    if runs:
+        server.refresh_lenses()
+    return None
+
+
+def _announced(site: SiteWatch, rows: list[dict[str, Any]]) -> list[SiteRun]:
+    return announce(site.store, site.address.identity, rows, site.tolerance)
+
+
+def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
+    """A read that failed: said in a message once (and logged) until a read succeeds again."""
+    if site.failing == why:
+        return
+    site.failing = why
+    again = f"; tried again every {site.poll_seconds:g} s" if site.poll_seconds > 0 else ""
+    server.log(f"{folder.root}: {why}{again}", types.MessageType.Warning)
+    server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
+
+
+def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
+    params = {
+        **run.row,
+        "trigger": "site",
+        "summary": run.summary,
+        "regressed": run.regressed,
+        "projectUri": uri_of(folder.root),
+    }
+    server.notify(names.RUN_COMPLETE, params)
+    kind = types.MessageType.Warning if run.regressed else types.MessageType.Info
+    server.log(f"{folder.root}: {run.summary}", kind)
+    if not server.client_shows_runs():
+        server.window_show_message(types.ShowMessageParams(kind, run.summary))
+
+
+async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
+    """`aiEval.siteRuns`: read the site's new rows now (of the project of `uri`, else of every
+    project with a site), then its rows of `target` (or of every target), newest first."""
+    uri, target, limit = argument.get("uri"), argument.get("target"), argument.get("limit")
+    if target is not None and not isinstance(target, str):
+        raise NotApplicable(f"`target` must be a site target, not {target!r}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
+    folders = await loaded(server)
+    path = path_of(uri) if isinstance(uri, str) else None
+    if path is not None:
+        home = server.folders.home_of(path.resolve(), server.session.settings)
+        await home.ready.wait()
+        folders = [home]
+    watched = [(folder, folder.site) for folder in folders if folder.site is not None]
+    if not watched:
+        notes = [f.project.site_note for f in folders if f.project is not None and f.project.site_note]
+        return {
+            "rows": [],
+            "note": notes[0] if notes else f"no project names a site database: give `{SETTING}`",
+        }
+    troubles = [why for folder, site in watched if (why := await read(server, folder, site)) is not None]
+    rows = []
+    for _, site in watched:
+        rows += await off_loop(
+            lambda site=site: site.store.site_history(site.address.identity, target, limit)  # type: ignore[misc]
+        )
+    rows.sort(key=lambda row: (row["timestamp"], row["id"]), reverse=True)
+    answer: dict[str, Any] = {"rows": rows[:limit] if limit else rows}
+    if troubles:
+        answer["note"] = "; ".join(troubles)
+    return answer
+
+
+def register(server: AiEvalServer) -> None:
+    server.folders.on_load.append(lambda folder: watch(server, folder))
+
+    @server.command(names.SITE_RUNS)
+    async def site_runs_command(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
+        argument = arguments[0] if arguments and isinstance(arguments[0], dict) else {}
+        return await site_runs(ls, argument)
