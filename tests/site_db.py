@@ -132,11 +132,12 @@ def insert_sql(driver: str, prefix: str = "", columns: Sequence[str] = COLUMNS[1
 class SqliteSite:
     """A site whose database is an SQLite file (Drupal's installer offers it)."""
 
-    def __init__(self, path: Path, prefix: str = "") -> None:
+    def __init__(self, path: Path, prefix: str = "", create: bool = True) -> None:
         self.path, self.prefix = path, prefix
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connection() as connection:
-            create_table(connection.execute, "sqlite", prefix)
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connection() as connection:
+                create_table(connection.execute, "sqlite", prefix)
 
     def _connection(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path)
@@ -157,3 +158,10 @@ class SqliteSite:
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         with self._connection() as connection:
             connection.execute(sql, parameters)
+
+
+if __name__ == "__main__":
+    # `python site_db.py DATABASE ROW_JSON`: a run the site inserts, from a test's editor
+    import sys
+
+    SqliteSite(Path(sys.argv[1]), create=False).insert(SiteRow(**json.loads(sys.argv[2])))

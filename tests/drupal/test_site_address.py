@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from site_shapes import SHAPES, SITE_OF_SHAPE, Database, codebase, php, write
 
 from ai_eval_lsp.drupal.codebase import scan, site_settings
 from ai_eval_lsp.drupal.site_address import AddressError, SiteAddress, find_address, parse_url
 from ai_eval_lsp.project.project import Project
-from tests.site_shapes import SHAPES, SITE_OF_SHAPE, Database, codebase, php, write
 
 AWKWARD = "p@ss:w/o%rd#1'\"\\"
 """A password with every character a URL or a PHP string must escape."""

@@ -15,10 +15,10 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from site_db import SqliteSite, drush_row, runner_row
 
 from e2e.conftest import EDITORS, SERVER
 from e2e.helpers import open_document, start
-from tests.site_db import SqliteSite, drush_row, runner_row
 
 POLL = 0.5
 RUBRIC = """\

@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, lay_out_roots, without_test_plugins
+from site_db import SqliteSite, runner_row
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).parents[1] / "neovim" / "harness.lua"
+SITE_DB = Path(__file__).parents[1] / "site_db.py"
 E2E_WORKSPACE = Path(__file__).parents[1] / "e2e" / "workspace"
 DRUPAL_SITE = FIXTURES / "drupal" / "site"
 SEED_MODULE = Path("web/modules/custom/my_eval_extras")
@@ -146,6 +148,9 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     workspace, site, probes = _workspace(tmp), _site(tmp), _probes(tmp)
     # The workspace's tone rubric runs the test plugins' `word_count`; the Drupal site must see
     # only the PHP executor of that name, or an edit of its services.yml would change nothing.
+    site_database = SqliteSite(tmp / "site.sqlite")
+    site_database.insert(runner_row("support_bot", {"q1": 5.0, "q2": 4.0}, run_id=1))
+    regressed = {"target_id": "support_bot", "scores": {"q1": 1.0, "q2": 2.0}, "run_id": 2}
     seen = _harness(
         binary,
         mode,
@@ -156,6 +161,10 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
             "AI_EVAL_WORKSPACE": str(workspace),
             "AI_EVAL_PATHS": json.dumps({path: line is not None for path, (_t, _r, line) in PATHS.items()}),
             "AI_EVAL_PROBES": json.dumps(list(probes)),
+            "AI_EVAL_SITE_DATABASE": f"sqlite://localhost/{site_database.path}",
+            "AI_EVAL_SITE_INSERT": json.dumps(
+                [sys.executable, str(SITE_DB), str(site_database.path), json.dumps(regressed)]
+            ),
         },
     )
     drupal = _harness(binary, mode, "drupal", tmp, {**without_test_plugins(), "AI_EVAL_SITE": str(site)})
@@ -255,6 +264,19 @@ def test_a_save_that_makes_a_case_fail_fills_the_quickfix_list_with_it(run: dict
         "ai-eval: support_tone: 1 case now fails: polite",
         "ai-eval: support_tone: 1 case fixed: polite",
     ]
+
+
+def test_a_site_s_run_is_told_and_its_target_s_history_shows_it(run: dict[str, Any]) -> None:
+    assert "site_run" not in run["errors"], run["errors"]
+    note = run["site_run"]["note"]
+    assert note["message"] == (
+        "ai-eval: site run 2 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, "
+        "2 questions, 0 errors; average -3.00 against site run 1"
+    )
+    assert note["level"] == 3  # vim.log.levels.WARN: it regressed
+    history = run["site_run"]["history"]
+    assert history[0] == "support_bot: 2 runs, newest first"
+    assert [line.split()[:2] for line in history[2:]] == [["site", "2"], ["site", "1"]]
 
 
 def test_the_server_decides_which_yaml_files_are_rubrics(run: dict[str, Any]) -> None:

@@ -4,7 +4,9 @@
 -- AI_EVAL_OUT (result JSON), AI_EVAL_MODE ("setup"/"enable"), AI_EVAL_PART: "workspace" (with
 -- AI_EVAL_WORKSPACE, a project with a `.git`; AI_EVAL_PATHS, JSON {relative path: expects
 -- diagnostics}; AI_EVAL_PROBES, JSON list of paths whose root is asked of the plugin) or "drupal"
--- (with AI_EVAL_SITE, a copy of the Drupal fixture site).
+-- (with AI_EVAL_SITE, a copy of the Drupal fixture site). AI_EVAL_SITE_DATABASE names the site
+-- database of the workspace part, and AI_EVAL_SITE_INSERT (a JSON command) inserts a site's run
+-- into it that regressed.
 -- Every step is awaited on a definite event (a notification, diagnostics that appear or go);
 -- a step that fails records why and the run goes on, so one failure does not hide the others.
 local out = os.getenv("AI_EVAL_OUT")
@@ -139,6 +141,9 @@ vim.cmd("filetype on")
 
 local ai_eval = require("ai_eval")
 local settings = { aiEval = { runTimeoutSeconds = 5, rubricGlobs = { "evals/**/*.check.yml" }, runOnSave = "affected" } }
+if os.getenv("AI_EVAL_SITE_DATABASE") then
+  settings.aiEval.site = { database = os.getenv("AI_EVAL_SITE_DATABASE"), pollSeconds = 0.3 }
+end
 if os.getenv("AI_EVAL_MODE") == "enable" then
   vim.lsp.config("ai_eval_lsp", { cmd = server, settings = settings })
   vim.lsp.enable("ai_eval_lsp")
@@ -278,6 +283,27 @@ local function workspace_part()
     for _, note in ipairs(result.notes) do
       if note.message:match("now fail") or note.message:match("fixed") then table.insert(result.on_save.notes, note.message) end
     end
+  end)
+
+  -- a run the site inserts: the server's line as a warning (it regressed); the site target's
+  -- history holds it, marked as the site's
+  step("site_run", function()
+    local cases = edit("tone.cases.yaml")
+    vim.fn.system(vim.fn.json_decode(os.getenv("AI_EVAL_SITE_INSERT")))
+    local function site_note()
+      for _, note in ipairs(result.notes) do
+        if note.message:match("^ai%-eval: site run") then return note end
+      end
+    end
+    if not wait(20000, function() return site_note() ~= nil end) then
+      error("no site run was told")
+    end
+    result.site_run = { note = site_note() }
+    vim.cmd("buffer " .. cases)
+    vim.cmd("AiEvalHistory support_bot")
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://history/support_bot") ~= nil end)
+    result.site_run.history = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    vim.cmd("close")
   end)
 
   result.commands = {}

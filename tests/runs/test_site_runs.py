@@ -12,12 +12,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from site_db import SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull, site_row
 from ai_eval_lsp.runs.store import ResultStore
-from tests.site_db import SqliteSite, drush_row, runner_row
 
 SCORES = {"q1": 5.0, "q2": 1.0, "q17": 2.0, "q4": None}
 

@@ -45,9 +45,14 @@ local request, stopped = lsp_client.request, lsp_client.stopped
 -- --- what the server tells --------------------------------------------------------------------
 
 --- `aiEval/runComplete`: the server's line for the run. A run on save is shown only when a case
---- flipped, and its cases that now fail fill the quickfix list.
+--- flipped, and its cases that now fail fill the quickfix list; a site's run is a warning when it
+--- regressed.
 function M.on_run_complete(params, ctx)
   local flipped = params.change ~= nil and params.change ~= vim.NIL and #params.change.flipped or 0
+  if params.trigger == "site" then
+    vim.notify("ai-eval: " .. params.summary, params.regressed == true and vim.log.levels.WARN or vim.log.levels.INFO)
+    return
+  end
   if params.trigger == "save" then
     if flipped > 0 then
       vim.notify("ai-eval: " .. params.summary, vim.log.levels.WARN)
@@ -304,8 +309,9 @@ local function run_on(role, command)
 end
 
 --- `:AiEvalHistory [TARGET]` and `:AiEvalDiff [BASE [HEAD]]`: the target is the current rubric's
---- id, or the rubric a cases file runs, unless named; a diff with no target compares the runs of
---- the target run last.
+--- id, or the rubric a cases file runs, unless named (a site's target lists the site's runs); a
+--- diff with no target compares the runs of the target run last; runs are ids or names such as
+--- `site:latest`.
 -- Neovim 0.7 gives `nargs = "?"` with no argument as { "" }.
 local function arguments(opts)
   return vim.tbl_filter(function(given) return given ~= "" end, opts.fargs)
@@ -328,10 +334,8 @@ function M.diff(opts)
   for index, name in ipairs({ "base", "head" }) do
     local given = fargs[index]
     if given then
-      argument[name] = tonumber(given)
-      if not argument[name] then
-        return vim.notify("ai-eval: " .. name .. " must be a run id, not " .. given, vim.log.levels.WARN)
-      end
+      -- a run id, or a name the server reads (latest, previous, site:412, site:latest)
+      argument[name] = tonumber(given) or given
       argument.target = nil -- runs name their target
     end
   end
