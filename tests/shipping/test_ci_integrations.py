@@ -21,6 +21,7 @@ import pre_commit  # noqa: F401  # a dev dependency: the tests run pre-commit as
 import pytest
 import yaml
 from conftest import ROOT, offline_pip, without_test_plugins
+from site_db import SqliteSite, runner_row
 
 from ai_eval_lsp.cli import main
 
@@ -533,6 +534,31 @@ def test_action_says_what_could_not_run(
     )
     assert done.returncode == 2
     assert "GITHUB_STEP_SUMMARY is not set: the GitHub Actions runner sets it" in done.stderr
+
+
+def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
+    action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
+) -> None:
+    site = SqliteSite(tmp_path / "site.sqlite")
+    site.insert(runner_row("support_bot", {"q1": 5.0, "q2": 1.0}, run_id=1))
+    runner = job(tmp_path / "pulled", installed, {"rubrics/tone.yaml": CLEAN.format(id="tone")})
+    done = runner.run(action, "run", {"site-database": f"sqlite://localhost/{site.path}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "**site runs**\n\n```text\nsupport_bot: 1 new site run; latest: site run 1 of support_bot: pass rate 0.50"
+        in runner.summary
+    )
+    assert main(["history", "support_bot", "--db", runner.outputs["results-database"]]) == 0
+
+    secret = "s3cr3t-Pa55"
+    unreachable = job(tmp_path / "unreachable", installed, {"rubrics/tone.yaml": CLEAN.format(id="tone")})
+    done = unreachable.run(action, "run", {"site-database": f"mysql://reader:{secret}@127.0.0.1:9/shop"})
+    assert done.returncode == 0, done.stdout + done.stderr  # the check passed; the site is a warning
+    said = "cannot read the site's runs from mysql database `shop` on 127.0.0.1:9 as `reader`: nothing answers there"
+    assert f"::warning title=ai-eval-lsp site pull::error: {said}" in done.stdout
+    assert f"**site runs** could not be read: error: {said}" in unreachable.summary
+    for output in (done.stdout, done.stderr, unreachable.summary, (unreachable.root / "output").read_text()):
+        assert secret not in output
 
 
 def test_readme_workflow_uses_the_actions_inputs_and_outputs(action: dict[str, Any]) -> None:
