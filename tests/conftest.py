@@ -16,6 +16,9 @@ from hypothesis import settings
 
 from ai_eval_lsp.project.project import Project
 
+# The database servers' fixtures (`mariadb`, `postgres`), for any test.
+pytest_plugins = ["databases"]
+
 # CI replays the same examples every run, so a green build stays green; local runs explore.
 # bench/mutation.py runs the tests once per mutant: a few fixed examples each.
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -141,6 +144,7 @@ SLOW = (
     "shipping/test_release.py",
     "runs/test_parallel_runs.py",
     "cli/test_php_off.py",
+    "test_databases.py",
 )
 """Tests that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
