@@ -160,6 +160,38 @@ class SqliteSite:
             connection.execute(sql, parameters)
 
 
+class ServerSite:
+    """A site whose database is on a real MariaDB or PostgreSQL server (tests/databases.py): a
+    database of its own, the table (with Drupal's table prefix) and a user that may only read."""
+
+    def __init__(self, server: Any, name: str, password: str, prefix: str = "drupal_") -> None:
+        self.server, self.name, self.prefix, self.password = server, name, prefix, password
+        self.user = f"reader_{name}"
+        server.create_database(name)
+        create_table(lambda sql: server.execute(name, sql), server.driver, prefix)
+        server.create_user(self.user, password, name)
+
+    @property
+    def url(self) -> str:
+        return str(self.server.url(self.user, self.password, self.name, self.prefix))
+
+    def insert(self, *rows: SiteRow) -> list[int]:
+        ids = []
+        for row in rows:
+            values = row.values()
+            columns = [name for name in COLUMNS[1:] if not (name == "run_id" and values[name] is None)]
+            self.server.execute(
+                self.name, insert_sql(self.server.driver, self.prefix, columns), [values[c] for c in columns]
+            )
+            ids.append(
+                int(self.server.query(self.name, f"SELECT max(id) FROM {self.prefix}ai_eval_result")[0][0])
+            )
+        return ids
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        self.server.execute(self.name, sql, parameters)
+
+
 if __name__ == "__main__":
     # `python site_db.py DATABASE ROW_JSON`: a run the site inserts, from a test's editor
     import sys

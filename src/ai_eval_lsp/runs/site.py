@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import decimal
 import math
+import socket
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -326,6 +327,18 @@ class _Sqlite:
 
 _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
     (
+        lambda err, text: _chained(err, ConnectionRefusedError) or _code(err) == 2003 or "refused" in text,
+        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
+    ),
+    (
+        lambda err, text: _chained(err, socket.gaierror),
+        lambda a: f"the host `{a.host}` is not known",
+    ),
+    (
+        lambda err, text: _chained(err, TimeoutError) or "timed out" in text or "interrupted" in text,
+        lambda a: f"no answer within {TIMEOUT:g} s",
+    ),
+    (
         lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
         lambda a: f"the user `{a.username}` or its password is refused",
     ),
@@ -344,16 +357,24 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
         lambda a: f"the user `{a.username}` may not read `{a.table}`; grant it SELECT on that table",
     ),
     (
-        lambda err, text: "timed out" in text or "timeout" in text or "interrupted" in text,
-        lambda a: f"no answer within {TIMEOUT:g} s",
-    ),
-    (
         lambda err, text: (
-            _code(err) == 2003 or "refused" in text or "can't connect" in text or "connect" in text
+            isinstance(err, OSError) or "can't connect" in text or "can't create a connection" in text
         ),
         lambda a: "nothing answers there (is the database server running, and the host and port right?)",
     ),
 )
+
+
+def _chained(err: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `err` is, or was raised from or during, an exception of `kind`."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _code(err: Exception) -> object:

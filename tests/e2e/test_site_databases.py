@@ -1,0 +1,233 @@
+"""The site's own runs from real MariaDB and PostgreSQL servers (tests/databases.py), read-only:
+every way a Drupal project names its database, the rows of both of seed 003's paths, a row the
+site inserts while the editor is open, an untrusted workspace that never connects, the notes of
+a wrong password, a stopped server, a missing table and a malformed row, and a password that
+appears in nothing printed or stored."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from site_db import ServerSite, drush_row, runner_row
+from site_shapes import SHAPES, SITE_OF_SHAPE, Database
+
+from ai_eval_lsp.cli import main
+from e2e.conftest import SERVER
+from e2e.helpers import open_document, start
+
+PASSWORD = "Pa55-w0rd:@/%#x"
+"""Every site user's password: awkward for a URL, and easy to find in anything printed."""
+POLL = 0.5
+names = itertools.count()
+
+RUBRIC = 'id: refund_answer\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [sorry]}\nscoring: {combine: all_pass}\n'
+
+
+@pytest.fixture(params=["mariadb", "postgres"])
+def server(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture
+def site(server: Any) -> Iterator[ServerSite]:
+    found = ServerSite(server, f"site_{next(names)}", PASSWORD)
+    found.insert(
+        runner_row("support_bot", {"q1": 5.0, "q17": 1.0, "q3": None}, run_id=41, timestamp=1_780_000_000),
+        drush_row("support_bot", {"q1": 4.0, "q17": 0.0}, timestamp=1_780_000_600, duration=7.25),
+    )
+    yield found
+    server.drop_database(found.name)
+
+
+def cli(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    code = main(list(arguments))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_way_a_project_names_its_database_reaches_the_server(
+    site: ServerSite,
+    shape: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = site.server
+    database = Database(server.driver, site.name, server.host, server.port, site.user, PASSWORD, site.prefix)
+    for name, value in SHAPES[shape](tmp_path, database).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    if shape in SITE_OF_SHAPE:
+        (tmp_path / "ai-eval.toml").write_text(f'drupal.site = "{SITE_OF_SHAPE[shape]}"\n')
+    code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+    assert code == 0 and "error" not in err and "warning" not in err, err
+    assert out.startswith("support_bot: 2 new site runs; latest: site run 2 of support_bot: pass rate 0.50")
+    code, out, _ = cli(capsys, "--root", str(tmp_path), "history", "support_bot", "--format", "json")
+    rows = [
+        {key: row[key] for key in ("siteId", "run_id", "duration", "source", "avg_score")}
+        for row in json.loads(out)
+    ]
+    assert rows == [
+        {"siteId": 2, "run_id": None, "duration": 7.25, "source": "drush", "avg_score": 2.0},
+        {"siteId": 1, "run_id": 41, "duration": 42.0, "source": "manual", "avg_score": 3.0},
+    ]
+
+
+def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Path) -> None:
+    from ai_eval_lsp.drupal.site_address import parse_url
+    from ai_eval_lsp.runs.site import SiteReader
+
+    # even as a user that could write, the session refuses to
+    writer = f"writer_{site.name}"
+    site.server.create_user(writer, PASSWORD, site.name, read_only=False)
+    address = parse_url(site.server.url(writer, PASSWORD, site.name, site.prefix), tmp_path)
+    reader = SiteReader(address)
+    assert len(reader.rows_after(0)) == 2
+    connection = reader._connection
+    statement = f"INSERT INTO {site.prefix}ai_eval_result (target_id, timestamp, avg_score, pass_rate, passed_gate, question_count, scores_json, source, duration, error_count) VALUES ('x', 1, 1, 1, 1, 1, '{{}}', 'x', 1, 0)"
+    with pytest.raises(Exception, match="(?i)read.only"):
+        if site.server.driver == "mysql":
+            with connection.connection.cursor() as cursor:  # type: ignore[union-attr]
+                cursor.execute(statement)
+        else:
+            connection.connection.run(statement)  # type: ignore[union-attr]
+    reader.close()
+
+
+def test_each_trouble_gives_its_note_and_never_the_password(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = site.server
+    where = f"{server.driver} database `{site.name}` on 127.0.0.1:{server.port} as `{site.user}`"
+    said = []
+
+    def pull(url: str) -> str:
+        monkeypatch.setenv("AI_EVAL_SITE_DATABASE", url)
+        code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+        said.append(out + err)
+        return err if code else out
+
+    wrong = server.url(site.user, "not-" + PASSWORD, site.name, site.prefix)
+    assert (
+        pull(wrong)
+        == f"error: cannot read the site's runs from {where}: the user `{site.user}` or its password is refused\n"
+    )
+    missing = server.url(site.user, PASSWORD, site.name, "nope_")
+    assert pull(missing) == (
+        f"error: cannot read the site's runs from {where}: there is no table `nope_ai_eval_result`: is ai_eval "
+        "installed on the site (and the table prefix right)?\n"
+    )
+    site.execute(f"UPDATE {site.prefix}ai_eval_result SET target_id = '' WHERE id = 2")
+    site.insert(drush_row("support_bot", {"q1": 5.0}))
+    assert (
+        pull(site.url).splitlines()[0]
+        == "support_bot: 2 new site runs; latest: site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, 0 errors; average +2.00 against site run 1"
+    )
+    assert (
+        "warning: site row 2 of `drupal_ai_eval_result` is skipped: `target_id` is '', not a target id"
+        in said[-1]
+    )
+    server.stop()
+    try:
+        assert (
+            pull(site.url)
+            == f"error: cannot read the site's runs from {where}: nothing answers there (is the database server running, and the host and port right?)\n"
+        )
+    finally:
+        server.start()
+    stored = (tmp_path / ".ai_eval" / "results.sqlite").read_bytes()
+    cli(capsys, "--root", str(tmp_path), "report", "-o", str(tmp_path / "report.html"))
+    for output in [*said, stored.decode("latin-1"), (tmp_path / "report.html").read_text()]:
+        assert PASSWORD not in output
+
+
+# --- the editor ------------------------------------------------------------------------------------
+
+
+def project(root: Path, url: str | None, poll: float = POLL) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    settings = f"site.pollSeconds = {poll}\n" + (f'site.database = "{url}"\n' if url else "")
+    (root / "ai-eval.toml").write_text(settings)
+    (root / "refund.rubric.yaml").write_text(RUBRIC)
+    return root
+
+
+def site_notes(client: LanguageClient) -> list[Any]:
+    return [note for note in client.completed_runs if note.trigger == "site"]  # type: ignore[attr-defined]
+
+
+async def until(condition: Any, timeout: float) -> float:
+    began = time.monotonic()
+    while not condition():
+        assert time.monotonic() - began < timeout, "it never came"
+        await asyncio.sleep(0.02)
+    return time.monotonic() - began
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def editor(lsp_client: LanguageClient, site: ServerSite, tmp_path: Path):  # type: ignore[no-untyped-def]
+    root = project(tmp_path / "project", site.url)
+    client = await start(
+        lsp_client, "visual_studio_code", [root], experimental={"aiEval": {"runComplete": True}}
+    )
+    client.project = root  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def command(client: LanguageClient, name: str, argument: dict[str, Any]) -> Any:
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(name, [argument]))
+
+
+async def test_a_row_the_site_inserts_reaches_the_editor_within_a_poll_and_a_regression_is_flagged(
+    editor: LanguageClient, site: ServerSite
+) -> None:
+    root: Path = editor.project  # type: ignore[attr-defined]
+    await open_document(editor, root / "refund.rubric.yaml")
+    first = await command(editor, "aiEval.siteRuns", {"target": "support_bot"})
+    assert [row["siteId"] for row in first["rows"]] == [2, 1] and site_notes(editor) == []
+    site.insert(runner_row("support_bot", {"q1": 0.0, "q17": 0.0}, run_id=42, timestamp=1_780_001_200))
+    waited = await until(lambda: site_notes(editor), POLL + 10)
+    assert waited < POLL + 10
+    (note,) = site_notes(editor)
+    assert (note.siteId, note.run_id, note.regressed) == (3, 42, True)
+    assert note.summary.endswith(
+        "average 0.00/5, gate failed, 2 questions, 0 errors; average -2.00 against site run 2"
+    )
+    assert PASSWORD not in repr(note) and not [m for m in editor.log_messages if PASSWORD in m.message]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def untrusted(lsp_client: LanguageClient, mariadb: Any, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A workspace VS Code does not trust, whose own files name a site twice: an `ai-eval.toml`
+    and a Drupal settings.php."""
+    site = ServerSite(mariadb, f"site_{next(names)}", PASSWORD)
+    root = project(tmp_path / "project", site.url)
+    database = Database("mysql", site.name, "127.0.0.1", mariadb.port, site.user, PASSWORD, site.prefix)
+    SHAPES["default install"](root, database)
+    before = mariadb.connections()
+    client = await start(lsp_client, "visual_studio_code", [root], settings={"workspaceTrusted": False})
+    client.project, client.before, client.server = root, before, mariadb  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+    mariadb.drop_database(site.name)
+
+
+async def test_an_untrusted_workspace_never_connects(untrusted: LanguageClient) -> None:
+    root: Path = untrusted.project  # type: ignore[attr-defined]
+    await open_document(untrusted, root / "refund.rubric.yaml")
+    answer = await command(untrusted, "aiEval.siteRuns", {})
+    assert answer["rows"] == [] and "not read in a workspace the editor does not trust" in answer["note"]
+    await asyncio.sleep(4 * POLL)
+    assert untrusted.server.connections() == untrusted.before  # type: ignore[attr-defined]
