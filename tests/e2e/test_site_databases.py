@@ -96,7 +96,7 @@ def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Pat
     assert len(reader.rows_after(0)) == 2
     connection = reader._connection
     statement = f"INSERT INTO {site.prefix}ai_eval_result (target_id, timestamp, avg_score, pass_rate, passed_gate, question_count, scores_json, source, duration, error_count) VALUES ('x', 1, 1, 1, 1, 1, '{{}}', 'x', 1, 0)"
-    with pytest.raises(Exception, match="(?i)read.only"):
+    with pytest.raises(Exception, match=r"(?i)read.only"):
         if site.server.driver == "mysql":
             with connection.connection.cursor() as cursor:  # type: ignore[union-attr]
                 cursor.execute(statement)
