@@ -7,6 +7,8 @@ them. The same against real MariaDB and PostgreSQL servers: tests/e2e/test_site_
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from pytest_lsp import LanguageClient
 from site_db import SqliteSite, drush_row, runner_row
 
 from e2e.conftest import EDITORS, SERVER
-from e2e.helpers import open_document, start
+from e2e.helpers import diagnostics, open_document, start
 
 POLL = 0.5
 RUBRIC = """\
@@ -189,3 +191,73 @@ async def test_an_untrusted_workspace_reads_no_site_its_files_name(
 ) -> None:
     answer = await command(untrusted, "aiEval.siteRuns", {})
     assert answer == {"rows": [], "note": "no project names a site database: give `site.database`"}
+
+
+class Trickle:
+    """A TCP server that accepts a connection and sends a byte every second, never a whole
+    greeting: a database client waits on it as long as it stays up, each read within its limit."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.connected = threading.Event()
+        self.ended = threading.Event()
+        """Set when the client that connected went away."""
+        self.stop = threading.Event()
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        connection, _ = self.listener.accept()
+        self.connected.set()
+        with connection:
+            while not self.stop.wait(1.0):
+                try:
+                    connection.sendall(b"\x00")
+                except OSError:
+                    self.ended.set()
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def held(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A project whose site database accepts the connection and never finishes answering."""
+    trickle = Trickle()
+    root = site_project(tmp_path / "project", f"mysql://reader:pw@127.0.0.1:{trickle.port}/shop")
+    client = await start(
+        lsp_client, "visual_studio_code", [root], experimental={"aiEval": {"runComplete": True}}
+    )
+    client.trickle, client.project, client.ended = trickle, root, False  # type: ignore[attr-defined]
+    yield client
+    if not client.ended:  # type: ignore[attr-defined]
+        await lsp_client.shutdown_session()
+    trickle.close()
+
+
+async def test_a_site_that_never_answers_holds_neither_typing_nor_the_server_s_exit(
+    held: LanguageClient,
+) -> None:
+    trickle: Trickle = held.trickle  # type: ignore[attr-defined]
+    root: Path = held.project  # type: ignore[attr-defined]
+    assert await asyncio.to_thread(trickle.connected.wait, 30)  # the first read is under way, and stays
+    uri = await open_document(held, root / "refund.rubric.yaml", RUBRIC.replace("sorry", "sory"), version=1)
+    held.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri=uri),
+            [
+                types.TextDocumentContentChangeWholeDocument(
+                    RUBRIC.replace("kind: must_contain_any", "kind: regexp")
+                )
+            ],
+        )
+    )
+    found = await diagnostics(held, uri, version=2)
+    assert [d.code for d in found] == ["unknown-kind"]
+    assert not trickle.ended.is_set()  # answered while the site still held the read
+    began = time.monotonic()
+    await held.shutdown_session()  # shutdown, exit, and the process ending
+    held.ended = True  # type: ignore[attr-defined]
+    assert time.monotonic() - began < 30  # the trickle would hold a read for as long as it runs
