@@ -241,8 +241,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push({ dispose: () => void languageClient.stop() });
 }
 
-// The status counts the kinds of the active AI Eval document's folder (each folder has its own
-// plugins and Drupal codebase). The server loads folders in the background, so until it can answer
+// The status shows the server's count of the kinds of the active AI Eval document's folder (each
+// folder has its own plugins and Drupal codebase). The server loads folders in the background, so until it can answer
 // for that folder the status is asked again whenever the document's diagnostics arrive.
 let statusShowsFolder: string | undefined;
 let statusRefresh: Promise<void> | undefined;
@@ -260,15 +260,15 @@ async function askForKinds(): Promise<void> {
   const document = vscode.window.activeTextEditor?.document;
   if (!client || document?.languageId !== AI_EVAL_LANGUAGE) return;
   try {
-    const schema = await client.sendRequest<{ $defs?: Record<string, unknown> }>("workspace/executeCommand", {
-      command: "aiEval.exportSchema",
-      arguments: [{ uri: document.uri.toString() }],
+    const kinds = await client.sendRequest<{ text: string }>("workspace/executeCommand", {
+      command: "aiEval.render",
+      arguments: [{ what: "kinds", uri: document.uri.toString() }],
     });
-    status.text = statusText("running", schema);
+    status.text = statusText("running", kinds.text);
     statusShowsFolder = folderOf(document);
   } catch (error) {
     statusShowsFolder = undefined;
-    output.appendLine(`could not read the combined schema yet: ${error instanceof Error ? error.message : error}`);
+    output.appendLine(`could not count the kinds yet: ${error instanceof Error ? error.message : error}`);
   }
 }
 

@@ -164,6 +164,9 @@ def register(server: AiEvalServer) -> None:
     async def render(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
         what, form, target = argument.get("what"), argument.get("format", "text"), argument.get("target")
+        if what == "kinds":  # how many kinds the project of `uri` has, by source, as `plugins` ends
+            folder = await query.folder_of_target(ls, None, argument.get("uri"))
+            return {"text": _project(folder).registry.combined.kinds_line()}
         base, head = argument.get("base"), argument.get("head")
         if not all(value is None or isinstance(value, int) for value in (base, head)):
             raise NotApplicable(f"`base` and `head` must be run ids, not {base!r} and {head!r}")
