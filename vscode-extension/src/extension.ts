@@ -17,7 +17,7 @@ import {
   StaticFeature,
 } from "vscode-languageclient/node";
 import { selectWheels } from "./bundle";
-import { ResultRow, RunComplete, rowDetails, runNotice, statusText } from "./format";
+import { RunComplete, rowDetails, runNotice, statusText } from "./format";
 import {
   InterpreterChoice,
   PROBE,
@@ -33,7 +33,7 @@ import {
 import { provideBundledServer, readManifest } from "./provision";
 import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
-import { showHistory } from "./historyPanel";
+import { HistoryAnswer, showHistory } from "./historyPanel";
 import { CasesTests } from "./testing";
 
 const run = promisify(execFile);
@@ -195,7 +195,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
         const result = await next(command, args);
         const argument = args[0] as { target?: string; uri?: string } | undefined;
         if (command === "aiEval.history" && argument?.target && result) {
-          await showHistory(languageClient, argument.target, argument.uri, (result as { rows: ResultRow[] }).rows);
+          await showHistory(languageClient, argument.target, argument.uri, result as HistoryAnswer);
         }
         return result;
       },

@@ -20,6 +20,9 @@ export function caseShown(cases: Record<string, CaseShown> | undefined, caseId: 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
+// The server's words (a note, an error) as a paragraph of the panel.
+export const paragraph = (text: string): string => `<p>${escapeHtml(text)}</p>`;
+
 // The runs a diff may compare, and the two shown.
 export interface Picker {
   runIds: number[];
@@ -31,10 +34,11 @@ function runOptions(runIds: number[], selected: number | undefined): string {
   return runIds.map((id) => `<option value="${id}"${id === selected ? " selected" : ""}>run ${id}</option>`).join("");
 }
 
-// The whole panel: the server's history (its trend and runs) and diff as they come, and two lists
-// to pick the runs to compare (the script only posts the picked run ids; the extension answers with
-// the server's diff). Nothing is loaded and only this script runs.
-export function historyHtml(target: string, history: string, diff: string | undefined, picker: Picker, nonce: string, cspSource: string): string {
+// The whole panel: the server's history (its trend and runs) and diff (or why there is none) as they
+// come, and two lists to pick the runs to compare (the script only posts the picked run ids; the
+// extension answers with the server's diff). Nothing is loaded and only this script runs. A diff's
+// lines wrap: the panel is as wide as the editor beside it.
+export function historyHtml(target: string, history: string, diff: string, picker: Picker, nonce: string, cspSource: string): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
 <title>${escapeHtml(target)}</title>
@@ -42,11 +46,11 @@ export function historyHtml(target: string, history: string, diff: string | unde
 body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1em; }
 table { border-collapse: collapse; } td, th { padding: 0.15em 0.8em; text-align: left; }
 svg { max-width: 100%; height: auto; } svg text { font-size: 11px; fill: var(--vscode-descriptionForeground); }
-pre { white-space: pre; overflow-x: auto; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 </style></head><body>
 <div id="history">${history}</div>
 <p>Compare <select id="base">${runOptions(picker.runIds, picker.base)}</select> with <select id="head">${runOptions(picker.runIds, picker.head)}</select></p>
-<div id="diff">${diff ?? "<p>One run so far: nothing to compare.</p>"}</div>
+<div id="diff">${diff}</div>
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
 const pick = () => vscode.postMessage({ base: Number(document.getElementById("base").value), head: Number(document.getElementById("head").value) });
