@@ -20,6 +20,7 @@ import { selectWheels } from "./bundle";
 import { RunComplete, rowDetails, runNotice, statusText } from "./format";
 import {
   InterpreterChoice,
+  Message,
   PROBE,
   Probe,
   bundledServerMessage,
@@ -90,11 +91,20 @@ const showsRuns: StaticFeature = {
   clear(): void {},
 };
 
-function fail(message: string): void {
-  output.appendLine(message);
+// A message's sentence goes to a notification, its details to the output channel.
+function fail(message: Message): void {
+  output.appendLine(message.details);
   status.text = statusText("stopped");
-  void vscode.window.showErrorMessage(message, "Open Settings").then((picked) => {
-    if (picked) void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+  void vscode.window.showErrorMessage(message.text, "Show Output", "Open Settings").then((picked) => {
+    if (picked === "Show Output") output.show();
+    if (picked === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+  });
+}
+
+function inform(message: Message): void {
+  output.appendLine(message.details);
+  void vscode.window.showInformationMessage(message.text, "Show Output").then((picked) => {
+    if (picked) output.show();
   });
 }
 
@@ -113,7 +123,7 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
   }
   const selection = selectWheels(manifest, probe);
   if (!selection.ok) {
-    fail(missingServerMessage(choice, selection.reason, wheelsFolder));
+    fail(missingServerMessage(choice, selection.reason));
     return undefined;
   }
   try {
@@ -126,11 +136,12 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
       storage: context.globalStorageUri.fsPath,
     });
     const message = bundledServerMessage(choice, manifest.serverVersion, probe, site, wheelsFolder);
-    output.appendLine(message);
-    if (unpacked) void vscode.window.showInformationMessage(message);
+    if (unpacked) inform(message);
+    else output.appendLine(message.details);
     return withPythonPath(process.env, site);
   } catch (error) {
-    fail(`AI Eval could not unpack its bundled server with ${choice.python}: ${error instanceof Error ? error.message : error}`);
+    const cause = error instanceof Error ? error.message : String(error);
+    fail({ text: "AI Eval could not unpack its bundled server.", details: `AI Eval could not unpack its bundled server with ${choice.python}: ${cause}` });
     return undefined;
   }
 }
