@@ -54,8 +54,8 @@ def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEELS = ROOT / "vscode-extension" / "bundled" / "wheels"
-"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix
-(all but numpy, which it fetches beside the build backend: the bundle leaves it out)."""
+"""ai-eval-lsp's dependencies as wheels for this Python, as scripts/setup fetches them for the .vsix
+(its sacrebleu needs neither numpy nor lxml: vscode-extension/scripts/slim_sacrebleu.py)."""
 
 
 def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:

@@ -59,7 +59,7 @@ function buildServerWheel(scratch) {
 }
 
 // The locked wheels for `version`, downloaded once per distinct list and checked against the lock's
-// hashes; --no-deps, as the lock already holds every dependency (and leaves numpy out).
+// hashes; --no-deps, as the lock already holds every dependency (and leaves LEFT_OUT out).
 function lockedWheels(lock, version) {
   const wheels = Object.entries(lock.targets[target]).filter(([, wheel]) => wheel.pythons.includes(version));
   const requirements = wheels.map(([, wheel]) => `${wheel.name}==${wheel.version} --hash=sha256:${wheel.sha256}\n`).sort().join("");
@@ -69,13 +69,14 @@ function lockedWheels(lock, version) {
     fs.writeFileSync(file, requirements);
     pip(["download", "--no-deps", "--require-hashes", ...platformOptions(target, version), "--dest", dest, "-r", file]);
   });
-  return wheels.map(([file, wheel]) => (target === "darwin-arm64" && file.includes("_universal2") ? thinned(path.join(folder, file), wheel.sha256) : path.join(folder, file)));
+  return wheels.map(([file, wheel]) => (wheel.name === "sacrebleu" ? slimmed(path.join(folder, file), wheel.sha256) : path.join(folder, file)));
 }
 
-// A universal2 wheel as an arm64 one (scripts/thin_universal2.py): half the size, the same code.
-function thinned(wheel, sha) {
-  const folder = path.join(cache, "thinned", sha.slice(0, 16));
-  const [name] = cached(folder, (dest) => execFileSync(python, [path.join(extension, "scripts", "thin_universal2.py"), wheel, dest]));
+// sacrebleu as the bundle carries it (scripts/slim_sacrebleu.py): importable and installable
+// without lxml and numpy.
+function slimmed(wheel, sha) {
+  const folder = path.join(cache, "slimmed", sha.slice(0, 16));
+  const [name] = cached(folder, (dest) => execFileSync(python, [path.join(extension, "scripts", "slim_sacrebleu.py"), wheel, dest]));
   return path.join(folder, name);
 }
 
