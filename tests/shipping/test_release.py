@@ -6,6 +6,7 @@ and pip offline from a .vsix's own wheels."""
 
 from __future__ import annotations
 
+import email
 import json
 import os
 import re
@@ -13,11 +14,12 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, offline_pip, without_test_plugins
+from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
 from packaging.tags import compatible_tags, cpython_tags
 from packaging.utils import parse_wheel_filename
 
@@ -230,3 +232,86 @@ def test_pip_installs_offline_from_a_vsixs_own_wheels(release: str, tmp_path: Pa
         "support_reply: pass rate 0.60 [0.23, 0.88], average 3.34/5, gate passed, 5 cases, 0 errors"
         in ran.stdout
     )
+
+
+# --- the listings: the PyPI page (the wheel's METADATA) and the Marketplace page (each .vsix) ------
+
+PLACEHOLDER = re.compile(
+    r"//(?:[\w.-]*\.)?(?i:example\.(?:com|org|net)|[\w-]+\.(?:invalid|example|test|localhost)|localhost)\b"
+    r"|\bOWNER/|\b(?:your|my)-(?:org|user|name)\b"
+)
+
+
+def links(markdown: str) -> list[str]:
+    """Where a page's markdown links and HTML anchors and images point."""
+    return [
+        *re.findall(r"\]\(([^)\s]+)\)", markdown),
+        *re.findall(r"<(?:a|img)\s[^>]*(?:href|src)=[\"']([^\"']+)", markdown),
+    ]
+
+
+def assert_listing(text: str, where: str) -> None:
+    """A page read away from the repository: no placeholder address, no link relative to a
+    checkout, and every link into the project at its one address."""
+    assert not PLACEHOLDER.search(text), f"{where}: a placeholder address: {PLACEHOLDER.search(text)}"
+    for target in links(text):
+        assert target.startswith("https://"), f"{where}: {target} does not lead anywhere from there"
+        if "github.com/" in target:
+            assert target.startswith(REPOSITORY), f"{where}: {target} is not at {REPOSITORY}"
+
+
+def test_the_pypi_page_has_the_projects_links_classifiers_and_a_description_written_for_it(
+    release: str,
+) -> None:
+    with zipfile.ZipFile(DIST / f"ai_eval_lsp-{version()}-py3-none-any.whl") as wheel:
+        metadata = email.message_from_bytes(wheel.read(f"ai_eval_lsp-{version()}.dist-info/METADATA"))
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL", []))
+    assert urls["Repository"] == REPOSITORY
+    assert {"Documentation", "Issues", "Changelog"} <= set(urls)
+    for label, url in urls.items():
+        assert url.startswith(REPOSITORY) and not PLACEHOLDER.search(url), (label, url)
+    classifiers = metadata.get_all("Classifier", [])
+    assert {f"Programming Language :: Python :: {python}" for python in PYTHONS} <= set(classifiers)
+    assert any(c.startswith("Development Status :: ") for c in classifiers), classifiers
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    description = metadata.get_payload()
+    assert_listing(description, "the PyPI description")
+    # written for PyPI: the first thing to run installs it; nothing there asks for a checkout
+    first_block = re.search(r"```\w*\n(.*?)```", description, re.DOTALL)
+    assert first_block and first_block[1].startswith("pipx install ai-eval-lsp\n"), description[:600]
+    assert "./scripts/" not in description and "git clone" not in description
+
+
+@pytest.mark.parametrize("target", [*PLATFORM_TAGS, None])
+def test_the_marketplace_page_has_an_icon_the_projects_links_and_says_how_it_installs_today(
+    release: str, target: str | None
+) -> None:
+    name = f"ai-eval-lsp-{target}-{version()}.vsix" if target else f"ai-eval-lsp-{version()}.vsix"
+    with zipfile.ZipFile(DIST / name) as archive:
+        manifest = ET.fromstring(archive.read("extension.vsixmanifest"))
+        namespace = {"vsx": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
+        assets = {a.get("Type"): a.get("Path") for a in manifest.iterfind(".//vsx:Asset", namespace)}
+        assert "Microsoft.VisualStudio.Services.Icons.Default" in assets, f"{name} has no icon"
+        icon = archive.read(assets["Microsoft.VisualStudio.Services.Icons.Default"])
+        readme = archive.read(assets["Microsoft.VisualStudio.Services.Content.Details"]).decode()
+    properties = {p.get("Id"): p.get("Value") for p in manifest.iterfind(".//vsx:Property", namespace)}
+    shown = {
+        key: value
+        for key, value in properties.items()
+        if key.startswith("Microsoft.VisualStudio.Services.Links.")
+    }
+    assert {"Source", "GitHub", "Support", "Learn"} <= {key.rsplit(".", 1)[1] for key in shown}
+    for key, url in shown.items():
+        assert url.startswith(REPOSITORY) and not PLACEHOLDER.search(url), (key, url)
+    # a PNG of at least 128 pixels a side, as the Marketplace asks
+    assert icon.startswith(b"\x89PNG\r\n\x1a\n") and icon[12:16] == b"IHDR"
+    width, height = int.from_bytes(icon[16:20], "big"), int.from_bytes(icon[20:24], "big")
+    assert width == height >= 128
+    assert_listing(readme, f"{name}'s README")
+    # as written: vsce rewrote no relative link (it joins one to the repository's root, where
+    # vscode-extension/'s own would break)
+    assert readme == (ROOT / "vscode-extension" / "README.md").read_text(), "vsce rewrote a relative link"
+    extension = json.loads((ROOT / "vscode-extension" / "package.json").read_text())
+    marketplace_id = f"{extension['publisher']}.{extension['name']}"
+    assert f"code --install-extension {marketplace_id}" in readme  # how it installs today
+    assert "pip install --no-index --find-links" in readme and "not on PyPI" not in readme

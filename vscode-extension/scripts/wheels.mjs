@@ -54,9 +54,14 @@ export function platformOptions(target, version) {
   ];
 }
 
+// A pyproject.toml as data (read by Python's tomllib): the repository's by default.
+export function pyproject(file = path.join(repo, "pyproject.toml")) {
+  const code = "import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))))";
+  return JSON.parse(execFileSync(python, ["-c", code, file], { encoding: "utf8" }));
+}
+
 export function pyprojectDependencies() {
-  const code = "import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))['project']['dependencies']))";
-  return JSON.parse(execFileSync(python, ["-c", code, path.join(repo, "pyproject.toml")], { encoding: "utf8" }));
+  return pyproject().project.dependencies;
 }
 
 export function readLock() {
