@@ -17,8 +17,10 @@ import tomllib
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
 from packaging.tags import compatible_tags, cpython_tags
 from packaging.utils import parse_wheel_filename
@@ -133,6 +135,37 @@ def test_the_workflows_pass_actionlint() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == []
+
+
+PUBLISHES = re.compile(
+    r"pypa/gh-action-pypi-publish|\bvsce(@[\w.]+)? publish\b|\bovsx(@[\w.]+)? publish\b|gh release create"
+)
+
+
+def test_the_release_workflow_publishes_nothing_unless_the_suite_passed_on_the_tagged_commit() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    jobs: dict[str, dict[str, Any]] = workflow["jobs"]
+
+    def steps(job: dict[str, Any]) -> str:
+        return "\n".join(f"{step.get('uses', '')} {step.get('run', '')}" for step in job["steps"])
+
+    def needed(name: str) -> set[str]:
+        needs = jobs[name].get("needs", [])
+        direct = {needs} if isinstance(needs, str) else set(needs)
+        return direct.union(*(needed(job) for job in direct))
+
+    suite = {name for name, job in jobs.items() if re.search(r"^ ?\./\.ci/run$", steps(job), re.MULTILINE)}
+    assert suite, "no job runs the suite (.ci/run)"
+    for name in suite:  # the tag's own run, which fails when the suite does
+        assert not jobs[name].get("continue-on-error") and not any(
+            s.get("continue-on-error") for s in jobs[name]["steps"]
+        )
+    publishing = [name for name, job in jobs.items() if PUBLISHES.search(steps(job))]
+    assert sorted(publishing) == ["github-release", "marketplaces", "pypi"]
+    for name in publishing:
+        assert needed(name) & suite, f"{name} publishes without waiting for the suite"
+        # a job runs only when every job it needs succeeded, unless its condition says otherwise
+        assert not re.search(r"always\(\)|failure\(\)|cancelled\(\)", str(jobs[name].get("if", ""))), name
 
 
 def served_check(command: Path) -> None:
