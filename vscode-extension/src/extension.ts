@@ -253,8 +253,9 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
 }
 
 // The status shows the server's count of the kinds of the active AI Eval document's folder (each
-// folder has its own plugins and Drupal codebase). The server loads folders in the background, so until it can answer
-// for that folder the status is asked again whenever the document's diagnostics arrive.
+// folder has its own plugins and Drupal codebase). The server loads folders in the background, so
+// until it can answer for that folder the status is asked again whenever the document's
+// diagnostics arrive.
 let statusShowsFolder: string | undefined;
 let statusRefresh: Promise<void> | undefined;
 
