@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,9 +57,12 @@ def without_test_plugins(environ: dict[str, str] | None = None) -> dict[str, str
 
 
 ROOT = Path(__file__).resolve().parent.parent
+REPOSITORY: str = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+"""The project's address, defined once in pyproject.toml's [project.urls]: the places that name it
+(the extension's manifest, the READMEs, the pre-commit and Action examples) must agree."""
 WHEELS = ROOT / "vscode-extension" / "bundled" / "wheels"
-"""ai-eval-lsp's dependencies as wheels for this Python, which scripts/setup fetches for the .vsix
-(all but numpy, which it fetches beside the build backend: the bundle leaves it out)."""
+"""ai-eval-lsp's dependencies as wheels for this Python, as scripts/setup fetches them for the .vsix
+(its sacrebleu needs neither numpy nor lxml: vscode-extension/scripts/slim_sacrebleu.py)."""
 
 
 def offline_pip(environ: dict[str, str] | None = None) -> dict[str, str]:

@@ -4,6 +4,7 @@ maps every kind of rubric path to it, in the shape JetBrains IDEs read, keeping 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -26,6 +27,42 @@ OTHER_MAPPING = """<?xml version="1.0" encoding="UTF-8"?>
   </component>
 </project>
 """
+
+
+# A mapping as IntelliJ itself saves one (XmlSerializer over UserDefinedJsonSchemaConfiguration's
+# fields, in their order; an Item's `path` and `mappingKind`): JetBrains/intellij-community,
+# json/backend/src/com/jetbrains/jsonSchema/UserDefinedJsonSchemaConfiguration.java.
+INTELLIJ_MAPPING = """<entry key="x"><value><SchemaInfo>
+  <option name="name" value="x" />
+  <option name="relativePathToSchema" value="x.json" />
+  <option name="schemaVersion" value="JSON Schema version 7" />
+  <option name="patterns"><list><Item>
+    <option name="path" value="*.x.yaml" />
+    <option name="mappingKind" value="Pattern" />
+  </Item></list></option>
+</SchemaInfo></value></entry>"""
+
+# How IntelliJ's JsonSchemaVersionConverter reads `schemaVersion`: "JSON Schema version " and each
+# version's presentable suffix, compared without white space, apostrophes, commas or points (so
+# the "202,012" an older IDE wrote reads as 2020.12 too); anything else is draft 4.
+INTELLIJ_VERSIONS = {"4": "4", "6": "6", "7": "7", "2019.09": "2019-09", "2020.12": "2020-12"}
+
+
+def intellij_reads(value: str) -> str:
+    def bare(text: str) -> str:
+        return re.sub(r"[\s\u00a0\u202f\u2019',.]", "", text)
+
+    found = [
+        draft
+        for suffix, draft in INTELLIJ_VERSIONS.items()
+        if bare(f"JSON Schema version {suffix}") == bare(value)
+    ]
+    return found[0] if found else "4"
+
+
+def shape(element: ET.Element) -> list[tuple[str, str | None]]:
+    """Each element's tag and, for an `option`, its name, in document order."""
+    return [(e.tag, e.get("name") if e.tag == "option" else None) for e in element.iter()]
 
 
 @pytest.fixture
@@ -71,11 +108,17 @@ def test_the_rubric_paths_are_mapped_to_the_combined_schema(
     )
     mapped = entries(site)
     assert set(mapped) == {"composer", "ai_eval rubric (ai-eval-lsp)"}
-    info = mapped["ai_eval rubric (ai-eval-lsp)"].find("value/SchemaInfo")
+    ours = mapped["ai_eval rubric (ai-eval-lsp)"]
+    # the elements and options IntelliJ writes, in its order (ours has more Items)
+    assert dict.fromkeys(shape(ours)) == dict.fromkeys(shape(ET.fromstring(INTELLIJ_MAPPING)))
+    info = ours.find("value/SchemaInfo")
     assert info is not None
     assert option(info, "name").get("value") == "ai_eval rubric (ai-eval-lsp)"
-    schema = site / str(option(info, "relativePathToSchema").get("value"))
-    assert "check_word_count" in json.loads(schema.read_text())["$defs"]  # the Drupal module's kind too
+    schema = json.loads((site / str(option(info, "relativePathToSchema").get("value"))).read_text())
+    assert "check_word_count" in schema["$defs"]  # the Drupal module's kind too
+    # IntelliJ reads the schema as the draft it declares (a missing version would be draft 4)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert intellij_reads(str(option(info, "schemaVersion").get("value"))) == "2020-12"
     items = [
         (option(item, "path").get("value"), option(item, "mappingKind").get("value"))
         for item in option(info, "patterns").findall("list/Item")

@@ -99,6 +99,25 @@ def test_core_kinds_cannot_be_redefined_and_the_first_plugin_wins() -> None:
     ]
 
 
+def test_the_kinds_line_counts_plugins_drupal_modules_and_fragments_apart() -> None:
+    """What an editor's status bar shows: a module's kinds are not a plugin's."""
+    module = Origin(r"Drupal\\extras\\Tone", module="extras")
+    fragment = Origin("schema fragment kinds.json")
+    assert combine(core_schema(), []).kinds_line() == f"{len(CORE_KINDS)} kinds: {len(CORE_KINDS)} core"
+    combined = combine(
+        core_schema(),
+        [
+            Contribution(PLUGIN, {"word_count": word_count()}),
+            Contribution(module, {"tone": word_count("tone"), "length": word_count("length")}),
+            Contribution(fragment, {"legacy": word_count("legacy")}),
+        ],
+    )
+    core = len(CORE_KINDS)
+    assert combined.kinds_line() == (
+        f"{core + 4} kinds: {core} core, 1 from plugins, 2 from Drupal modules, 1 from schema fragments"
+    )
+
+
 @pytest.mark.parametrize(
     ("definition", "reason"),
     [

@@ -39,6 +39,8 @@ async def test_a_run_of_some_cases_then_history_and_diff(client: LanguageClient)
     history = await command(client, "aiEval.history", {"target": "support_tone", "limit": 2})
     assert [row["run_id"] for row in history["rows"]] == [whole["row"]["run_id"], subset["row"]["run_id"]]
     assert history["rows"][0] == whole["row"]
+    # the diff a history view opens on: the latest run and the one before, which share `curt`
+    assert history["compare"] == {"base": subset["row"]["run_id"], "head": whole["row"]["run_id"]}
 
     found = await command(client, "aiEval.diff", {"target": "support_tone"})
     assert (found["base"]["run_id"], found["head"]["run_id"]) == (

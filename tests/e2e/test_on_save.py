@@ -187,6 +187,12 @@ async def test_run_complete_says_what_flipped_against_the_same_cases_files_run_b
         capsys.readouterr()
         assert main([*cli, "--db", database]) == 0
         assert rendered["text"] + "\n" == capsys.readouterr().out
+    kinds = await affected.workspace_execute_command_async(
+        types.ExecuteCommandParams("aiEval.render", [{"what": "kinds"}])
+    )
+    capsys.readouterr()
+    assert main(["--root", str(root(affected)), "plugins"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == kinds["text"]  # the line `plugins` ends with
     report: Any = await affected.workspace_execute_command_async(
         types.ExecuteCommandParams("aiEval.render", [{"what": "report", "format": "html"}])
     )

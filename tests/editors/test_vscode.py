@@ -21,7 +21,7 @@ ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifa
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 37" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 38" in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_problems_status_completion_and_a_run(e2e: dict[str, Any]) -> None:
     problems = "\n".join(e2e["problems"])
     assert "regex check: `patern` is not a field of regex" in problems
     assert "word_count" not in problems  # the plugin's kind is accepted
-    assert "AI Eval: 16 kinds, 2 from plugins" in e2e["status"]
+    assert "AI Eval: 16 kinds: 14 core, 2 from plugins" in e2e["status"]  # the test plugins' kinds
     assert any(label.startswith("word_count") for label in e2e["completion"]), e2e["completion"]
     shown = e2e["notifications"]
     complete = [n for n in shown if n.startswith("AI Eval: support_tone: pass rate")]
@@ -80,14 +80,31 @@ def test_a_drupal_services_file_gets_nothing(e2e: dict[str, Any]) -> None:
     screenshot("services-yml.png")
 
 
-def test_an_interpreter_without_the_server_runs_the_bundled_one(e2e: dict[str, Any]) -> None:
+def test_an_interpreter_without_the_server_runs_the_bundled_one_and_says_so_in_a_sentence(
+    e2e: dict[str, Any],
+) -> None:
     assert not e2e["bareHasServer"]
     expectation(e2e, "bundledServer")  # its diagnostics came, and it said what it did
-    message = e2e["bundledMessage"]
-    assert "/bare/bin/python (setting) has no ai-eval-lsp" in message
-    assert "unpacked the ai-eval-lsp" in message and "Nothing was downloaded" in message
+    version = json.loads((EXTENSION / "package.json").read_text())["version"]
+    # one sentence, shown whole, without the paths (~600 characters of them before)
+    assert e2e["bundledMessage"] == (
+        f"AI Eval runs its bundled ai-eval-lsp {version}, as the aiEval.interpreter Python has none installed."
+    )
+    assert e2e["bundledMessageShownWhole"] and "Show Output" in e2e["bundledButtons"]
     screenshot("bundled-server.png")
+    # the details, in the output channel Show Output opens
+    details = e2e["bundledDetails"]
+    assert (
+        "/bare/bin/python (setting) has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp" in details
+    )
+    assert "Nothing was downloaded" in details and "-m pip install --no-index --find-links " in details
+    screenshot("bundled-details.png")
     screenshot("bundled-problems.png")
+
+
+def test_the_status_bar_counts_a_drupal_modules_kinds_as_the_modules(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "bundledServer")
+    assert "AI Eval: 23 kinds: 15 core, 8 from Drupal modules" in e2e["drupalStatus"]  # not "from plugins"
 
 
 def test_a_drupal_modules_php_kind_is_known(e2e: dict[str, Any]) -> None:
@@ -119,10 +136,17 @@ def test_the_history_panel_and_the_last_run_lens(e2e: dict[str, Any]) -> None:
     assert "last run: pass 0.50 [0.09-0.91], 2.5/5, " in e2e["lens"]
     history = e2e["history"]
     # the server's words and picture (`aiEval.render`), as `ai-eval-lsp history` and `report` show them
-    runs = int(history["title"].split(": ")[1].split()[0])
-    assert history["title"] == f"support_tone: {runs} runs, newest first" and history["runs"] == runs >= 2
-    assert history["bandPoints"] == 2 * runs  # every run scored cases: a band point above and below each
-    assert history["diff"].startswith(f"support_tone: run {runs - 1} (")
+    # Run Cases, the Testing view's runs of tone.cases.yaml and testing.cases.yaml, Run Cases again
+    assert history["title"] == "support_tone: 4 runs, newest first" and history["runs"] == 4
+    assert history["bandPoints"] == 2 * 4  # every run scored cases: a band point above and below each
+    # it opens on the latest run and the newest before it with its cases (tone.cases.yaml's), never
+    # on two runs with no case in common; the picker shows the same two
+    base, head = int(history["picked"]["base"]), int(history["picked"]["head"])
+    assert head == 4 and base in (2, 3)
+    diff = history["diff"]
+    assert diff.startswith(f"support_tone: run {base} (") and f"-> run {head} (" in diff.splitlines()[0]
+    assert "no case in common" not in diff and "polite" in diff and "curt" in diff
+    assert history["diffWraps"] and history["diffShownWhole"]  # nothing cut off at the right
     screenshot("history.png")
 
 
@@ -142,7 +166,7 @@ def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
 
 def test_the_universal_vsix_runs_the_server_pip_installed_for_the_interpreter(e2e: dict[str, Any]) -> None:
     expectation(e2e, "universalVsix")  # the broken rubric's diagnostics came
-    assert "AI Eval: 16 kinds, 2 from plugins" in e2e["universalStatus"]
+    assert "AI Eval: 16 kinds: 14 core, 2 from plugins" in e2e["universalStatus"]
     assert not [n for n in e2e["universalNotifications"] if "has no ai-eval-lsp" in n]
     screenshot("universal.png")
 

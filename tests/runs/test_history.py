@@ -22,6 +22,7 @@ from scipy.stats import binomtest
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import CaseRecord, binomial_two_sided, diff
+from ai_eval_lsp.runs.report import opening_comparison
 from ai_eval_lsp.runs.store import SCHEMA_VERSION, ResultStore, StoreError
 
 # --- the paired tests against scipy's exact binomial test -------------------------------------
@@ -188,6 +189,34 @@ def test_the_last_run_of_a_target_and_how_many_it_has(tmp_path: Path) -> None:
     assert store.last_run("other")[1] == 1 and store.last_run("none") == (None, 0)
     assert store.targets() == ["tone", "other"]
     assert [r["run_id"] for r in store.history("tone")] == [3, 1]
+
+
+def test_a_history_opens_on_its_latest_run_and_the_newest_before_it_that_shares_a_case(
+    tmp_path: Path,
+) -> None:
+    """Runs of another cases file of the same rubric pair no case: the diff skips them, or says
+    plainly that there is none."""
+    store = ResultStore(tmp_path / "results.sqlite")
+
+    def ran(cases_file: str, *case_ids: str, target: str = "tone", scores: str | None = None) -> None:
+        row = {**a_row(target), "config_json": json.dumps({"cases_file": cases_file})}
+        row["scores_json"] = scores or json.dumps(dict.fromkeys(case_ids, 5.0))
+        store.insert(row, 1.0, [record(case_id, 5.0, True) for case_id in case_ids])
+
+    assert opening_comparison(store, "tone") == {"note": "`tone` has 0 runs: nothing to compare yet."}
+    ran("t.cases.yaml", "a", "b")  # run 1
+    assert opening_comparison(store, "tone") == {"note": "`tone` has 1 run: nothing to compare yet."}
+    ran("t.cases.yaml", "a", "b")  # 2
+    ran("u.cases.yaml", "c")  # 3
+    ran("t.cases.yaml", "b", target="other")  # 4
+    ran("x.cases.yaml", "b", scores="not JSON")  # 5: a row whose scores cannot be read pairs nothing
+    ran("t.cases.yaml", "b", "d")  # 6
+    assert opening_comparison(store, "tone") == {"base": 2, "head": 6}
+    ran("v.cases.yaml", "e")  # 7
+    assert opening_comparison(store, "tone") == {
+        "note": "No run before run 7 (it ran v.cases.yaml) has a case in common with it, so there is no diff "
+        "to show: their cases differ. Pick two runs to compare them all the same."
+    }
 
 
 def test_a_file_that_is_no_database_is_refused_with_its_name(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pre_commit  # noqa: F401  # a dev dependency: the tests run pre-commit as users do
 import pytest
 import yaml
-from conftest import ROOT, offline_pip, without_test_plugins
+from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
 from site_db import SqliteSite, runner_row
 
 from ai_eval_lsp.cli import main
@@ -202,7 +202,7 @@ def config() -> dict[str, Any]:
 
 def use_config(hooks: HookSource, config: dict[str, Any], repo: Path) -> None:
     (entry,) = config["repos"]
-    assert entry["repo"].endswith("/ai-eval-lsp") and "rev" in entry  # a placeholder to replace
+    assert entry["repo"] == REPOSITORY and "rev" in entry
     pointed = {"repos": [{**entry, "repo": str(hooks.repo), "rev": hooks.ref}]}
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(pointed), encoding="utf-8")
     git(repo, "add", "-A")
@@ -562,9 +562,10 @@ def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
 
 
 def test_readme_workflow_uses_the_actions_inputs_and_outputs(action: dict[str, Any]) -> None:
-    workflow = yaml.safe_load(readme_block("GitHub Actions", "uses: OWNER/ai-eval-lsp"))
+    action_name = REPOSITORY.removeprefix("https://github.com/")  # owner/name, as `uses:` says it
+    workflow = yaml.safe_load(readme_block("GitHub Actions", f"uses: {action_name}@"))
     steps = workflow["jobs"]["ai-eval"]["steps"]
-    (ours,) = [s for s in steps if s.get("uses", "").startswith("OWNER/ai-eval-lsp@")]
+    (ours,) = [s for s in steps if s.get("uses", "").startswith(f"{action_name}@")]
     assert set(ours["with"]) <= set(action["inputs"])
     assert workflow["permissions"]["security-events"] == "write"  # the SARIF upload
     used = set(re.findall(r"steps\.ai-eval\.outputs\.([\w-]+)", json.dumps(workflow)))

@@ -1,27 +1,33 @@
-"""The release: what scripts/release builds into dist/ (each platform .vsix small, holding only its
-platform's wheels for CPython 3.11-3.14, the Python packages checked by twine), one version for
-the package and the extension, the release workflow as actionlint reads it, and the install paths
-a user takes from the built artifacts, each in a fresh environment."""
+"""The release: what scripts/release builds into dist/ (each platform .vsix at most 35 MB, holding
+only its platform's wheels for CPython 3.11-3.14, the Python packages checked by twine), one
+version for the package and the extension, the release workflow as actionlint reads it, and the
+install paths a user takes from the built artifacts, each in a fresh environment: pipx, the sdist,
+and pip offline from a .vsix's own wheels."""
 
 from __future__ import annotations
 
+import email
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import ROOT, offline_pip, without_test_plugins
+import yaml
+from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
 from packaging.tags import compatible_tags, cpython_tags
 from packaging.utils import parse_wheel_filename
 
 DIST = ROOT / "dist"
 PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
-MAX_VSIX_BYTES = 40_000_000
+MAX_VSIX_BYTES = 35_000_000
 # Each target's platform tags: every bundled wheel is pure or has one of these.
 PLATFORM_TAGS = {
     "linux-x64": re.compile(r"manylinux(1|2010|2014|_2_\d+)_x86_64"),
@@ -83,12 +89,12 @@ def test_a_platform_vsix_is_small_and_holds_its_platforms_wheels_for_each_cpytho
         assert f'TargetPlatform="{target}"' in archive.read("extension.vsixmanifest").decode()
     assert manifest["target"] == target and sorted(manifest["pythons"]) == PYTHONS
     names = [str(parse_wheel_filename(wheel)[0]) for wheel in wheels]
-    assert "numpy" not in names and "ai-eval-lsp" in names
+    assert not {"numpy", "lxml"} & set(names) and "ai-eval-lsp" in names  # never imported there
     for wheel in wheels:
         platforms = {tag.platform for tag in parse_wheel_filename(wheel)[3]}
         assert platforms == {"any"} or all(PLATFORM_TAGS[target].fullmatch(p) for p in platforms), wheel
     # one copy of each stable-ABI or pure wheel, one wheel of each CPython-specific project per Python
-    assert names.count("jsonschema-rs") == 1 and names.count("lxml") == len(PYTHONS)
+    assert names.count("jsonschema-rs") == 1 and names.count("regex") == len(PYTHONS)
     for python in PYTHONS:  # each Python gets every project once, in a wheel it can import
         listed = manifest["pythons"][python]
         assert set(listed) <= set(wheels)
@@ -129,6 +135,37 @@ def test_the_workflows_pass_actionlint() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == []
+
+
+PUBLISHES = re.compile(
+    r"pypa/gh-action-pypi-publish|\bvsce(@[\w.]+)? publish\b|\bovsx(@[\w.]+)? publish\b|gh release create"
+)
+
+
+def test_the_release_workflow_publishes_nothing_unless_the_suite_passed_on_the_tagged_commit() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    jobs: dict[str, dict[str, Any]] = workflow["jobs"]
+
+    def steps(job: dict[str, Any]) -> str:
+        return "\n".join(f"{step.get('uses', '')} {step.get('run', '')}" for step in job["steps"])
+
+    def needed(name: str) -> set[str]:
+        needs = jobs[name].get("needs", [])
+        direct = {needs} if isinstance(needs, str) else set(needs)
+        return direct.union(*(needed(job) for job in direct))
+
+    suite = {name for name, job in jobs.items() if re.search(r"^ ?\./\.ci/run$", steps(job), re.MULTILINE)}
+    assert suite, "no job runs the suite (.ci/run)"
+    for name in suite:  # the tag's own run, which fails when the suite does
+        assert not jobs[name].get("continue-on-error") and not any(
+            s.get("continue-on-error") for s in jobs[name]["steps"]
+        )
+    publishing = [name for name, job in jobs.items() if PUBLISHES.search(steps(job))]
+    assert sorted(publishing) == ["github-release", "marketplaces", "pypi"]
+    for name in publishing:
+        assert needed(name) & suite, f"{name} publishes without waiting for the suite"
+        # a job runs only when every job it needs succeeded, unless its condition says otherwise
+        assert not re.search(r"always\(\)|failure\(\)|cancelled\(\)", str(jobs[name].get("if", ""))), name
 
 
 def served_check(command: Path) -> None:
@@ -181,3 +218,133 @@ def test_pip_installs_the_sdist_in_a_fresh_environment(release: str, tmp_path: P
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     served_check(tmp_path / "venv" / "bin" / "ai-eval-lsp")
+
+
+def test_pip_installs_offline_from_a_vsixs_own_wheels(release: str, tmp_path: Path) -> None:
+    """The fallback the extension offers: `pip install --no-index --find-links <its wheels>
+    ai-eval-lsp`, with nothing else to install from; chrF still scores, without numpy or lxml."""
+    with zipfile.ZipFile(DIST / f"ai-eval-lsp-linux-x64-{version()}.vsix") as archive:
+        archive.extractall(tmp_path / "vsix", [n for n in archive.namelist() if "/bundled/wheels/" in n])
+    wheels = tmp_path / "vsix" / "extension" / "bundled" / "wheels"
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    python = tmp_path / "venv" / "bin" / "python"
+    env = {**without_test_plugins(), "PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": ""}
+    install = [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-index",
+        "--find-links",
+        str(wheels),
+        "ai-eval-lsp",
+    ]
+    result = subprocess.run(install, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    for absent in ("numpy", "lxml"):
+        assert subprocess.run([str(python), "-c", f"import {absent}"], capture_output=True).returncode == 1
+    served_check(tmp_path / "venv" / "bin" / "ai-eval-lsp")
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval"))
+    ran = subprocess.run(
+        [
+            str(tmp_path / "venv" / "bin" / "ai-eval-lsp"),
+            "run",
+            "web/modules/custom/support_assistant/evals/refunds.cases.yaml",
+        ],
+        cwd=site,
+        env=without_test_plugins(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    # the README's scores, a chrF check among them: sacrebleu counts them here
+    assert (
+        "support_reply: pass rate 0.60 [0.23, 0.88], average 3.34/5, gate passed, 5 cases, 0 errors"
+        in ran.stdout
+    )
+
+
+# --- the listings: the PyPI page (the wheel's METADATA) and the Marketplace page (each .vsix) ------
+
+PLACEHOLDER = re.compile(
+    r"//(?:[\w.-]*\.)?(?i:example\.(?:com|org|net)|[\w-]+\.(?:invalid|example|test|localhost)|localhost)\b"
+    r"|\bOWNER/|\b(?:your|my)-(?:org|user|name)\b"
+)
+
+
+def links(markdown: str) -> list[str]:
+    """Where a page's markdown links and HTML anchors and images point."""
+    return [
+        *re.findall(r"\]\(([^)\s]+)\)", markdown),
+        *re.findall(r"<(?:a|img)\s[^>]*(?:href|src)=[\"']([^\"']+)", markdown),
+    ]
+
+
+def assert_listing(text: str, where: str) -> None:
+    """A page read away from the repository: no placeholder address, no link relative to a
+    checkout, and every link into the project at its one address."""
+    assert not PLACEHOLDER.search(text), f"{where}: a placeholder address: {PLACEHOLDER.search(text)}"
+    for target in links(text):
+        assert target.startswith("https://"), f"{where}: {target} does not lead anywhere from there"
+        if "github.com/" in target:
+            assert target.startswith(REPOSITORY), f"{where}: {target} is not at {REPOSITORY}"
+
+
+def test_the_pypi_page_has_the_projects_links_classifiers_and_a_description_written_for_it(
+    release: str,
+) -> None:
+    with zipfile.ZipFile(DIST / f"ai_eval_lsp-{version()}-py3-none-any.whl") as wheel:
+        metadata = email.message_from_bytes(wheel.read(f"ai_eval_lsp-{version()}.dist-info/METADATA"))
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL", []))
+    assert urls["Repository"] == REPOSITORY
+    assert {"Documentation", "Issues", "Changelog"} <= set(urls)
+    for label, url in urls.items():
+        assert url.startswith(REPOSITORY) and not PLACEHOLDER.search(url), (label, url)
+    classifiers = metadata.get_all("Classifier", [])
+    assert {f"Programming Language :: Python :: {python}" for python in PYTHONS} <= set(classifiers)
+    assert any(c.startswith("Development Status :: ") for c in classifiers), classifiers
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    description = metadata.get_payload()
+    assert_listing(description, "the PyPI description")
+    # written for PyPI: the first thing to run installs it; nothing there asks for a checkout
+    first_block = re.search(r"```\w*\n(.*?)```", description, re.DOTALL)
+    assert first_block and first_block[1].startswith("pipx install ai-eval-lsp\n"), description[:600]
+    assert "./scripts/" not in description and "git clone" not in description
+
+
+@pytest.mark.parametrize("target", [*PLATFORM_TAGS, None])
+def test_the_marketplace_page_has_an_icon_the_projects_links_and_says_how_it_installs_today(
+    release: str, target: str | None
+) -> None:
+    name = f"ai-eval-lsp-{target}-{version()}.vsix" if target else f"ai-eval-lsp-{version()}.vsix"
+    with zipfile.ZipFile(DIST / name) as archive:
+        manifest = ET.fromstring(archive.read("extension.vsixmanifest"))
+        namespace = {"vsx": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
+        assets = {a.get("Type"): a.get("Path") for a in manifest.iterfind(".//vsx:Asset", namespace)}
+        assert "Microsoft.VisualStudio.Services.Icons.Default" in assets, f"{name} has no icon"
+        icon = archive.read(assets["Microsoft.VisualStudio.Services.Icons.Default"])
+        readme = archive.read(assets["Microsoft.VisualStudio.Services.Content.Details"]).decode()
+    properties = {p.get("Id"): p.get("Value") for p in manifest.iterfind(".//vsx:Property", namespace)}
+    shown = {
+        key: value
+        for key, value in properties.items()
+        if key.startswith("Microsoft.VisualStudio.Services.Links.")
+    }
+    assert {"Source", "GitHub", "Support", "Learn"} <= {key.rsplit(".", 1)[1] for key in shown}
+    for key, url in shown.items():
+        assert url.startswith(REPOSITORY) and not PLACEHOLDER.search(url), (key, url)
+    # a PNG of at least 128 pixels a side, as the Marketplace asks
+    assert icon.startswith(b"\x89PNG\r\n\x1a\n") and icon[12:16] == b"IHDR"
+    width, height = int.from_bytes(icon[16:20], "big"), int.from_bytes(icon[20:24], "big")
+    assert width == height >= 128
+    assert_listing(readme, f"{name}'s README")
+    # as written: vsce rewrote no relative link (it joins one to the repository's root, where
+    # vscode-extension/'s own would break)
+    assert readme == (ROOT / "vscode-extension" / "README.md").read_text(), "vsce rewrote a relative link"
+    extension = json.loads((ROOT / "vscode-extension" / "package.json").read_text())
+    marketplace_id = f"{extension['publisher']}.{extension['name']}"
+    assert f"code --install-extension {marketplace_id}" in readme  # how it installs today
+    assert "pip install --no-index --find-links" in readme and "not on PyPI" not in readme

@@ -15,7 +15,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PYTHON_VERSIONS, TARGETS, cache, extension, pip, platformOptions, pyprojectDependencies, python, readLock, repo } from "./wheels.mjs";
+import { PYTHON_VERSIONS, TARGETS, cache, extension, pip, platformOptions, pyproject, pyprojectDependencies, python, readLock, repo } from "./wheels.mjs";
 
 const target = process.argv[2] ?? "linux-x64";
 if (!(target in TARGETS)) throw new Error(`unknown target ${target}: one of ${Object.keys(TARGETS).join(", ")}`);
@@ -25,7 +25,6 @@ const sha256 = (data) => crypto.createHash("sha256").update(data).digest("hex");
 // SOURCE_DATE_EPOCH makes the wheel of unchanged sources byte-identical, so the bundle id (and
 // the users' unpacked copy) changes only when the contents do.
 const build = (args) => pip(args, { SOURCE_DATE_EPOCH: "315532800" });
-const pythonJson = (code, ...args) => JSON.parse(execFileSync(python, ["-c", code, ...args], { encoding: "utf8" }));
 
 // Fills `folder` once: `fill` runs only when the folder lacks its completion marker, so an
 // interrupted download is retried, never half-used.
@@ -44,12 +43,12 @@ function cached(folder, fill) {
 function buildServerWheel(scratch) {
   const source = path.join(scratch, "source");
   fs.mkdirSync(source);
-  for (const name of ["pyproject.toml", "README.md"]) fs.copyFileSync(path.join(repo, name), path.join(source, name));
+  for (const name of ["pyproject.toml", pyproject().project.readme]) fs.copyFileSync(path.join(repo, name), path.join(source, name));
   fs.cpSync(path.join(repo, "src"), path.join(source, "src"), {
     recursive: true,
     filter: (from) => !/(__pycache__|\.egg-info)$/.test(from),
   });
-  const requires = pythonJson("import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))['build-system']['requires']))", path.join(source, "pyproject.toml"));
+  const requires = pyproject(path.join(source, "pyproject.toml"))["build-system"].requires;
   const backend = path.join(cache, "build-backend", sha256(JSON.stringify(requires)).slice(0, 16));
   cached(backend, (folder) => pip(["download", "--only-binary=:all:", "--dest", folder, ...requires]));
   const dist = path.join(scratch, "dist");
@@ -59,7 +58,7 @@ function buildServerWheel(scratch) {
 }
 
 // The locked wheels for `version`, downloaded once per distinct list and checked against the lock's
-// hashes; --no-deps, as the lock already holds every dependency (and leaves numpy out).
+// hashes; --no-deps, as the lock already holds every dependency (and leaves LEFT_OUT out).
 function lockedWheels(lock, version) {
   const wheels = Object.entries(lock.targets[target]).filter(([, wheel]) => wheel.pythons.includes(version));
   const requirements = wheels.map(([, wheel]) => `${wheel.name}==${wheel.version} --hash=sha256:${wheel.sha256}\n`).sort().join("");
@@ -69,13 +68,14 @@ function lockedWheels(lock, version) {
     fs.writeFileSync(file, requirements);
     pip(["download", "--no-deps", "--require-hashes", ...platformOptions(target, version), "--dest", dest, "-r", file]);
   });
-  return wheels.map(([file, wheel]) => (target === "darwin-arm64" && file.includes("_universal2") ? thinned(path.join(folder, file), wheel.sha256) : path.join(folder, file)));
+  return wheels.map(([file, wheel]) => (wheel.name === "sacrebleu" ? slimmed(path.join(folder, file), wheel.sha256) : path.join(folder, file)));
 }
 
-// A universal2 wheel as an arm64 one (scripts/thin_universal2.py): half the size, the same code.
-function thinned(wheel, sha) {
-  const folder = path.join(cache, "thinned", sha.slice(0, 16));
-  const [name] = cached(folder, (dest) => execFileSync(python, [path.join(extension, "scripts", "thin_universal2.py"), wheel, dest]));
+// sacrebleu as the bundle carries it (scripts/slim_sacrebleu.py): importable and installable
+// without lxml and numpy.
+function slimmed(wheel, sha) {
+  const folder = path.join(cache, "slimmed", sha.slice(0, 16));
+  const [name] = cached(folder, (dest) => execFileSync(python, [path.join(extension, "scripts", "slim_sacrebleu.py"), wheel, dest]));
   return path.join(folder, name);
 }
 

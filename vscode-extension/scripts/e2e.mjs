@@ -5,10 +5,13 @@
 //      the Problems panel, the status bar, completion, the notification after "Run Cases", a
 //      rubric marked only by its modeline in a nested folder, a Drupal services.yml, the cases
 //      files as tests in the Testing view (run, one failing with its message at the case), the
-//      run history panel, one notification per run, and a save that makes a case fail (the
-//      notification of what flipped, the Testing view's state);
+//      run history panel (opened on runs that share cases, its diff text wrapped), one
+//      notification per run, and a save that makes a case fail (the notification of what
+//      flipped, the Testing view's state);
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
-//      server is unpacked and says so, diagnostics still come, and the seed's PHP kind is known;
+//      server is unpacked and says so in one sentence (its details in the output channel),
+//      diagnostics still come, the seed's PHP kind is known, and the status bar counts the
+//      modules' kinds as theirs;
 // then the universal .vsix (no bundled server) in a fresh code-server, window 1's workspace
 // again: the server pip installed for its interpreter runs.
 // Every expectation is recorded on its own, so one failing does not hide the others.
@@ -127,6 +130,8 @@ write(
     "extensions.autoUpdate": false,
     "workbench.tips.enabled": false,
     "chat.disableAIFeatures": true,
+    // The pictures show the editors at their width, not beside an empty chat side bar.
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
   }),
 );
 fs.mkdirSync(artifacts, { recursive: true });
@@ -195,6 +200,9 @@ async function showProblems() {
   if (!(await page.$(".markers-panel"))) await page.keyboard.press("Control+Shift+M");
   await page.waitForSelector(".markers-panel", { timeout: 30000 });
 }
+
+// Whether an element shows all of its text: nothing cut off or scrolled away at the right.
+const shownWhole = (element) => element.evaluate((node) => node.scrollWidth <= node.clientWidth);
 
 const problemRows = () => page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((row) => row.innerText));
 // The language mode VS Code shows in the status bar for the active editor.
@@ -293,31 +301,6 @@ try {
     await page.screenshot({ path: path.join(artifacts, "testing.png") });
   });
 
-  await expectation("history", async () => {
-    await page.keyboard.press("Escape");
-    await openFile("tone.rubric.yaml");
-    await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("last run:")', { timeout: 60000 });
-    result.lens = await page.$eval('.monaco-editor .codelens-decoration:has-text("last run:")', (lens) => lens.innerText);
-    await palette(">AI Eval: Show Run History");
-    // The webview's document sits two frames down; find the one that drew the trend.
-    const deadline = Date.now() + 60000;
-    let panel;
-    while (!panel && Date.now() < deadline) {
-      for (const frame of page.frames()) {
-        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
-      }
-      if (!panel) await new Promise((r) => setTimeout(r, 300));
-    }
-    if (!panel) throw new Error("the history panel never showed its trend");
-    result.history = {
-      title: await panel.$eval("#history h2", (h) => h.innerText),
-      runs: await panel.$$eval("#history table tr", (rows) => rows.length - 1),
-      diff: await panel.$eval("#diff", (d) => d.innerText),
-      bandPoints: await panel.$eval("#history svg polygon", (p) => p.getAttribute("points").split(" ").length),
-    };
-    await page.screenshot({ path: path.join(artifacts, "history.png") });
-  });
-
   await expectation("oneNotificationPerRun", async () => {
     // Every run so far has answered (Run Cases, then the Testing view's run of each cases file,
     // which ends once its answers came), and each sent its runComplete before its answer: the
@@ -332,8 +315,46 @@ try {
     await page.keyboard.press("Escape");
   });
 
+  await expectation("history", async () => {
+    // The Testing view ran testing.cases.yaml, whose cases tone.cases.yaml does not have; the
+    // latest run is tone.cases.yaml's again, so the panel opens on it and its earlier run. The
+    // editor alone, and nothing over it, for the picture.
+    await palette(">View: Close All Editor Groups");
+    if (await page.isVisible(".part.panel")) await page.keyboard.press("Control+J"); // the panel hides
+    await openFile("tone.cases.yaml");
+    await palette(">AI Eval: Run Cases");
+    await palette(">Notifications: Clear All Notifications");
+    await openFile("tone.rubric.yaml");
+    await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("4 runs")', { timeout: 60000 });
+    result.lens = await page.$eval('.monaco-editor .codelens-decoration:has-text("last run:")', (lens) => lens.innerText);
+    await palette(">AI Eval: Show Run History");
+    // The webview's document sits two frames down; find the one that drew the trend.
+    const deadline = Date.now() + 60000;
+    let panel;
+    while (!panel && Date.now() < deadline) {
+      for (const frame of page.frames()) {
+        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
+      }
+      if (!panel) await new Promise((r) => setTimeout(r, 300));
+    }
+    if (!panel) throw new Error("the history panel never showed its trend");
+    await panel.waitForSelector("#diff pre", { timeout: 30000 });
+    await panel.$eval("#diff", (diff) => diff.scrollIntoView());
+    result.history = {
+      title: await panel.$eval("#history h2", (h) => h.innerText),
+      runs: await panel.$$eval("#history table tr", (rows) => rows.length - 1),
+      diff: await panel.$eval("#diff", (d) => d.innerText),
+      picked: { base: await panel.$eval("#base", (s) => s.value), head: await panel.$eval("#head", (s) => s.value) },
+      diffWraps: await panel.$eval("#diff pre", (pre) => getComputedStyle(pre).whiteSpace === "pre-wrap"),
+      diffShownWhole: await shownWhole(await panel.$("#diff pre")),
+      bandPoints: await panel.$eval("#history svg polygon", (p) => p.getAttribute("points").split(" ").length),
+    };
+    await page.screenshot({ path: path.join(artifacts, "history.png") });
+  });
+
   await expectation("flipOnSave", async () => {
     // kind_reply passed in the Testing view's run; saved without its apology, it now fails.
+    await palette(">View: Close All Editor Groups"); // the history panel too: the editor gets the width
     await openFile("testing.cases.yaml"); // the editor has the focus
     await page.keyboard.press("Control+G");
     await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
@@ -343,6 +364,7 @@ try {
     await page.keyboard.press("Shift+End");
     await page.keyboard.type('response: "Your refund is on its way."'); // an auto-closed quote is typed over
     await page.keyboard.press("Control+S");
+    await page.keyboard.press("Home"); // back to the line's start, should the view have scrolled
     const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("now fails")', { timeout: 60000 });
     result.flipNotification = await (await toast.$(".notification-list-item-message")).innerText();
     result.flipButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
@@ -357,13 +379,23 @@ try {
     await openFolder(drupal);
     step("window 2 loaded");
     await openFile("my_eval_extras.services.yml");
-    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item-message:has-text("has no ai-eval-lsp")', { timeout: 90000 });
-    result.bundledMessage = await toast.innerText();
+    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("runs its bundled ai-eval-lsp")', { timeout: 90000 });
+    const message = await toast.$(".notification-list-item-message");
+    result.bundledMessage = await message.innerText();
+    result.bundledMessageShownWhole = await shownWhole(message);
+    result.bundledButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
     await page.screenshot({ path: path.join(artifacts, "bundled-server.png") });
+    await (await toast.$('.monaco-button:has-text("Show Output")')).click();
+    await page.waitForSelector('.output-view .view-lines:has-text("Nothing was downloaded")', { timeout: 30000 });
+    // The channel's lines as shown, wrapped: one space for each run of white space.
+    result.bundledDetails = (await page.$eval(".output-view .view-lines", (lines) => lines.innerText)).replace(/\s+/g, " ");
+    await page.screenshot({ path: path.join(artifacts, "bundled-details.png") });
     await openFile("summary_shape.rubric.yaml");
     await openFile("broken.rubric.yaml");
     await showProblems();
     await page.waitForSelector(`.markers-panel .monaco-list-row:has-text("${BROKEN_ERROR}")`, { timeout: 90000 });
+    const kinds = await page.waitForSelector('.statusbar-item:has-text("AI Eval:"):has-text("Drupal modules")', { timeout: 60000 });
+    result.drupalStatus = await kinds.innerText();
     await page.screenshot({ path: path.join(artifacts, "bundled-problems.png") });
   });
 

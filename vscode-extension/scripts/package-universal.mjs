@@ -14,7 +14,7 @@ const aside = path.join(extension, "bundled", `wheels-aside-${process.pid}`);
 const bundled = fs.existsSync(wheels);
 if (bundled) fs.renameSync(wheels, aside);
 try {
-  execFileSync(path.join(extension, "node_modules", ".bin", "vsce"), ["package", "--no-dependencies", "--allow-missing-repository", "--out", out],
+  execFileSync(path.join(extension, "node_modules", ".bin", "vsce"), ["package", "--no-dependencies", "--out", out],
     { cwd: extension, stdio: ["ignore", "ignore", "inherit"] });
 } finally {
   if (bundled) fs.renameSync(aside, wheels);

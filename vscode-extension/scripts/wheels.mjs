@@ -7,8 +7,10 @@ import path from "node:path";
 
 export const PYTHON_VERSIONS = ["3.11", "3.12", "3.13", "3.14"];
 
-// numpy only speeds chrF up (core/chrf.py counts with sacrebleu without it): 16 MB per CPython.
-export const LEFT_OUT = ["numpy"];
+// Never imported by the bundled server, 16 and 5 MB per CPython: numpy only speeds chrF up
+// (core/chrf.py counts with sacrebleu without it), and lxml reads sacrebleu's WMT test sets, which
+// the bundle's sacrebleu imports only to read one (slim_sacrebleu.py).
+export const LEFT_OUT = ["numpy", "lxml"];
 
 // pip does not widen a manylinux `--platform` to older glibc tags itself, so every one is named,
 // with the legacy aliases; it does widen a macOS one to older macOS versions and universal2.
@@ -52,9 +54,14 @@ export function platformOptions(target, version) {
   ];
 }
 
+// A pyproject.toml as data (read by Python's tomllib): the repository's by default.
+export function pyproject(file = path.join(repo, "pyproject.toml")) {
+  const code = "import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))))";
+  return JSON.parse(execFileSync(python, ["-c", code, file], { encoding: "utf8" }));
+}
+
 export function pyprojectDependencies() {
-  const code = "import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))['project']['dependencies']))";
-  return JSON.parse(execFileSync(python, ["-c", code, path.join(repo, "pyproject.toml")], { encoding: "utf8" }));
+  return pyproject().project.dependencies;
 }
 
 export function readLock() {

@@ -17,9 +17,10 @@ import {
   StaticFeature,
 } from "vscode-languageclient/node";
 import { selectWheels } from "./bundle";
-import { ResultRow, RunComplete, rowDetails, runNotice, statusText } from "./format";
+import { RunComplete, rowDetails, runNotice, statusText } from "./format";
 import {
   InterpreterChoice,
+  Message,
   PROBE,
   Probe,
   bundledServerMessage,
@@ -33,7 +34,7 @@ import {
 import { provideBundledServer, readManifest } from "./provision";
 import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
-import { showHistory } from "./historyPanel";
+import { HistoryAnswer, showHistory } from "./historyPanel";
 import { CasesTests } from "./testing";
 
 const run = promisify(execFile);
@@ -90,11 +91,20 @@ const showsRuns: StaticFeature = {
   clear(): void {},
 };
 
-function fail(message: string): void {
-  output.appendLine(message);
+// A message's sentence goes to a notification, its details to the output channel.
+function fail(message: Message): void {
+  output.appendLine(message.details);
   status.text = statusText("stopped");
-  void vscode.window.showErrorMessage(message, "Open Settings").then((picked) => {
-    if (picked) void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+  void vscode.window.showErrorMessage(message.text, "Show Output", "Open Settings").then((picked) => {
+    if (picked === "Show Output") output.show();
+    if (picked === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.interpreter");
+  });
+}
+
+function inform(message: Message): void {
+  output.appendLine(message.details);
+  void vscode.window.showInformationMessage(message.text, "Show Output").then((picked) => {
+    if (picked) output.show();
   });
 }
 
@@ -113,7 +123,7 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
   }
   const selection = selectWheels(manifest, probe);
   if (!selection.ok) {
-    fail(missingServerMessage(choice, selection.reason, wheelsFolder));
+    fail(missingServerMessage(choice, selection.reason));
     return undefined;
   }
   try {
@@ -126,11 +136,12 @@ async function serverEnvironment(context: vscode.ExtensionContext, choice: Inter
       storage: context.globalStorageUri.fsPath,
     });
     const message = bundledServerMessage(choice, manifest.serverVersion, probe, site, wheelsFolder);
-    output.appendLine(message);
-    if (unpacked) void vscode.window.showInformationMessage(message);
+    if (unpacked) inform(message);
+    else output.appendLine(message.details);
     return withPythonPath(process.env, site);
   } catch (error) {
-    fail(`AI Eval could not unpack its bundled server with ${choice.python}: ${error instanceof Error ? error.message : error}`);
+    const cause = error instanceof Error ? error.message : String(error);
+    fail({ text: "AI Eval could not unpack its bundled server.", details: `AI Eval could not unpack its bundled server with ${choice.python}: ${cause}` });
     return undefined;
   }
 }
@@ -195,7 +206,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
         const result = await next(command, args);
         const argument = args[0] as { target?: string; uri?: string } | undefined;
         if (command === "aiEval.history" && argument?.target && result) {
-          await showHistory(languageClient, argument.target, argument.uri, (result as { rows: ResultRow[] }).rows);
+          await showHistory(languageClient, argument.target, argument.uri, result as HistoryAnswer);
         }
         return result;
       },
@@ -241,9 +252,10 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push({ dispose: () => void languageClient.stop() });
 }
 
-// The status counts the kinds of the active AI Eval document's folder (each folder has its own
-// plugins and Drupal codebase). The server loads folders in the background, so until it can answer
-// for that folder the status is asked again whenever the document's diagnostics arrive.
+// The status shows the server's count of the kinds of the active AI Eval document's folder (each
+// folder has its own plugins and Drupal codebase). The server loads folders in the background, so
+// until it can answer for that folder the status is asked again whenever the document's
+// diagnostics arrive.
 let statusShowsFolder: string | undefined;
 let statusRefresh: Promise<void> | undefined;
 
@@ -260,15 +272,15 @@ async function askForKinds(): Promise<void> {
   const document = vscode.window.activeTextEditor?.document;
   if (!client || document?.languageId !== AI_EVAL_LANGUAGE) return;
   try {
-    const schema = await client.sendRequest<{ $defs?: Record<string, unknown> }>("workspace/executeCommand", {
-      command: "aiEval.exportSchema",
-      arguments: [{ uri: document.uri.toString() }],
+    const kinds = await client.sendRequest<{ text: string }>("workspace/executeCommand", {
+      command: "aiEval.render",
+      arguments: [{ what: "kinds", uri: document.uri.toString() }],
     });
-    status.text = statusText("running", schema);
+    status.text = statusText("running", kinds.text);
     statusShowsFolder = folderOf(document);
   } catch (error) {
     statusShowsFolder = undefined;
-    output.appendLine(`could not read the combined schema yet: ${error instanceof Error ? error.message : error}`);
+    output.appendLine(`could not count the kinds yet: ${error instanceof Error ? error.message : error}`);
   }
 }
 

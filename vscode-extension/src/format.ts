@@ -71,14 +71,7 @@ export function runNotice(run: RunComplete): Notice | undefined {
   return { text: `AI Eval: ${run.summary}`, warning: run.passed_gate !== 1 || flipped > 0, diff };
 }
 
-// The server marks each kind a plugin or module adds to the combined schema (`$comment`).
-const CONTRIBUTED = "ai-eval: from ";
-
-export function statusText(state: "starting" | "running" | "stopped", schema?: { $defs?: Record<string, unknown> }): string {
-  if (state !== "running" || !schema) {
-    return `$(beaker) AI Eval: ${state}`;
-  }
-  const kinds = Object.entries(schema.$defs ?? {}).filter(([name]) => name.startsWith("check_") && name !== "check_base");
-  const contributed = kinds.filter(([, definition]) => String((definition as { $comment?: unknown }).$comment ?? "").startsWith(CONTRIBUTED));
-  return `$(beaker) AI Eval: ${kinds.length} kinds, ${contributed.length} from plugins`;
+// `kinds`: the server's line for the active file's project (`aiEval.render` of "kinds").
+export function statusText(state: "starting" | "running" | "stopped", kinds?: string): string {
+  return `$(beaker) AI Eval: ${state === "running" && kinds ? kinds : state}`;
 }

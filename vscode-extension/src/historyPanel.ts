@@ -1,11 +1,23 @@
 // A target's run history in a webview: the server's history (trend and runs, `aiEval.render`)
-// and a diff of any two runs (the latest two at first, or those asked for). Opened from the
-// rubric's last-run lens, the "Show Run History" command or a run's "Show Diff".
+// and a diff of any two runs (at first those asked for, else the pair the server opens on: the
+// latest run and the newest before it that shares a case, or its note why there is none). Opened
+// from the rubric's last-run lens, the "Show Run History" command or a run's "Show Diff".
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 import { ResultRow } from "./format";
-import { historyHtml } from "./results";
+import { historyHtml, paragraph } from "./results";
+
+// `aiEval.history`'s answer: SPEC's rows, and `compare`, the diff a history opens on.
+export interface HistoryAnswer {
+  rows: ResultRow[];
+  compare: RunPair | { note: string };
+}
+
+export interface RunPair {
+  base: number;
+  head: number;
+}
 
 const panels = new Map<string, vscode.WebviewPanel>();
 
@@ -18,19 +30,18 @@ async function rendered(client: LanguageClient, argument: Record<string, unknown
 }
 
 // `uri`: a file of the workspace folder whose results database holds the runs; `pair`: the runs
-// to compare (default: the latest and the one before).
+// to compare (default: the server's `compare`).
 export async function showHistory(
   client: LanguageClient,
   target: string,
   uri: string | undefined,
-  rows?: ResultRow[],
-  pair?: { base: number; head: number },
+  answer?: HistoryAnswer,
+  pair?: RunPair,
 ): Promise<void> {
-  rows ??= (await command<{ rows: ResultRow[] }>(client, "aiEval.history", { target, uri })).rows;
+  answer ??= await command<HistoryAnswer>(client, "aiEval.history", { target, uri });
   const history = await rendered(client, { what: "history", target, uri });
-  const base = pair?.base ?? rows[1]?.run_id;
-  const head = pair?.head ?? rows[0]?.run_id;
-  const diff = rows.length > 1 ? await rendered(client, { what: "diff", target, uri, base, head }) : undefined;
+  const opened = pair ?? ("note" in answer.compare ? answer.compare.note : answer.compare);
+  const diff = typeof opened === "string" ? paragraph(opened) : await rendered(client, { what: "diff", target, uri, ...opened });
   let panel = panels.get(target);
   if (!panel) {
     panel = vscode.window.createWebviewPanel("aiEval.history", `Runs: ${target}`, vscode.ViewColumn.Beside, { enableScripts: true });
@@ -39,14 +50,15 @@ export async function showHistory(
     const shown = panel;
     panel.webview.onDidReceiveMessage(async (picked: { base: number; head: number }) => {
       try {
-        const html = picked.base === picked.head ? "<p>Pick two different runs.</p>" : await rendered(client, { what: "diff", uri, ...picked });
+        const html = picked.base === picked.head ? paragraph("Pick two different runs.") : await rendered(client, { what: "diff", uri, ...picked });
         await shown.webview.postMessage({ html });
       } catch (error) {
-        await shown.webview.postMessage({ html: `<p>${String(error instanceof Error ? error.message : error).replace(/</g, "&lt;")}</p>` });
+        await shown.webview.postMessage({ html: paragraph(String(error instanceof Error ? error.message : error)) });
       }
     });
   }
-  const picker = { runIds: rows.map((row) => row.run_id), base, head };
+  const selected = typeof opened === "string" ? { head: answer.rows[0]?.run_id } : opened;
+  const picker = { runIds: answer.rows.map((row) => row.run_id), ...selected };
   panel.webview.html = historyHtml(target, history, diff, picker, randomBytes(16).toString("base64"), panel.webview.cspSource);
   panel.reveal(undefined, true);
 }

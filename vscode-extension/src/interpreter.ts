@@ -64,28 +64,46 @@ export function withPythonPath(
 }
 
 const describe = (choice: InterpreterChoice) => `${choice.python} (${choice.source})`;
+// The Python in a few words, without its path (which the details give).
+const SOURCE_NAMES: Record<InterpreterChoice["source"], string> = {
+  setting: "the aiEval.interpreter Python",
+  "python extension": "the Python extension's interpreter",
+  default: "python3",
+};
 
-export function unusableInterpreterMessage(choice: InterpreterChoice, error: string): string {
+// What the user is told: one short sentence for the notification, and the details (what was done,
+// where, the commands to run) for the output channel.
+export interface Message {
+  text: string;
+  details: string;
+}
+
+// ai-eval-lsp installed for that Python from PyPI; from the extension's own wheels when offline
+// (`wheelsFolder`, when they fit that Python).
+export function installCommands(python: string, wheelsFolder?: string): string {
+  const online = `${python} -m pip install ai-eval-lsp`;
+  return wheelsFolder ? `${online} (offline, from this extension's wheels: ${python} -m pip install --no-index --find-links ${wheelsFolder} ai-eval-lsp)` : online;
+}
+
+export function unusableInterpreterMessage(choice: InterpreterChoice, error: string): Message {
   const lines = error.trim().split("\n");
   const cause = /unknown option:? -P/i.test(error) ? "it is older than Python 3.11 (it does not know -P)" : lines[lines.length - 1];
-  return `AI Eval cannot start the server with ${describe(choice)}: ${cause}. Install Python 3.11 or later, or point the aiEval.interpreter setting at one.`;
+  return {
+    text: `AI Eval cannot start its server with ${SOURCE_NAMES[choice.source]}.`,
+    details: `AI Eval cannot start the server with ${describe(choice)}: ${cause}. Install Python 3.11 or later, or point the aiEval.interpreter setting at one.`,
+  };
 }
 
-// ai-eval-lsp is not on PyPI: pip takes it from the extension's own wheels (their dependencies
-// too, where the bundle has them for that Python), else from a checkout of the repository.
-export function installCommand(python: string, wheelsFolder?: string): string {
-  return wheelsFolder
-    ? `${python} -m pip install --find-links ${wheelsFolder} ai-eval-lsp`
-    : `${python} -m pip install /path/to/ai-eval-lsp (a checkout of its repository)`;
-}
-
-export function missingServerMessage(choice: InterpreterChoice, reason?: string, wheelsFolder?: string): string {
+// `reason`: why the bundled server cannot run with that Python; none when this .vsix bundles none.
+export function missingServerMessage(choice: InterpreterChoice, reason?: string): Message {
   const bundle = reason ? `, and the server bundled with this extension cannot run there: ${reason}` : "";
-  return (
-    `ai-eval-lsp is not installed for ${describe(choice)}${bundle}. ` +
-    `Install it where your ai_eval plugins are: ${installCommand(choice.python, wheelsFolder)}, ` +
-    "or point the aiEval.interpreter setting at that environment's Python."
-  );
+  return {
+    text: `AI Eval cannot start: ${SOURCE_NAMES[choice.source]} has no ai-eval-lsp${reason ? ", and the bundled one does not fit it" : ""}.`,
+    details:
+      `ai-eval-lsp is not installed for ${describe(choice)}${bundle}. ` +
+      `Install it where your ai_eval plugins are: ${installCommands(choice.python)}, ` +
+      "or point the aiEval.interpreter setting at that environment's Python.",
+  };
 }
 
 export function bundledServerMessage(
@@ -94,11 +112,13 @@ export function bundledServerMessage(
   python: PythonFacts,
   site: string,
   wheelsFolder: string,
-): string {
-  return (
-    `AI Eval: ${describe(choice)} has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp ` +
-    `${serverVersion} it bundles for CPython ${python.version.join(".")} into ${site} and runs the server ` +
-    `from there with ${choice.python}; Python plugins installed for ${choice.python} are still loaded. ` +
-    `Nothing was downloaded. To use your own copy instead: ${installCommand(choice.python, wheelsFolder)}.`
-  );
+): Message {
+  return {
+    text: `AI Eval runs its bundled ai-eval-lsp ${serverVersion}, as ${SOURCE_NAMES[choice.source]} has none installed.`,
+    details:
+      `${describe(choice)} has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp ${serverVersion} ` +
+      `it bundles for CPython ${python.version.join(".")} into ${site} and runs the server from there with ` +
+      `${choice.python}; Python plugins installed for ${choice.python} are still loaded. Nothing was downloaded. ` +
+      `To use your own copy instead: ${installCommands(choice.python, wheelsFolder)}.`,
+  };
 }

@@ -20,6 +20,9 @@ export function caseShown(cases: Record<string, CaseShown> | undefined, caseId: 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
+// The server's words (a note, an error) as a paragraph of the panel.
+export const paragraph = (text: string): string => `<p>${escapeHtml(text)}</p>`;
+
 // The runs a diff may compare, and the two shown.
 export interface Picker {
   runIds: number[];
@@ -31,22 +34,23 @@ function runOptions(runIds: number[], selected: number | undefined): string {
   return runIds.map((id) => `<option value="${id}"${id === selected ? " selected" : ""}>run ${id}</option>`).join("");
 }
 
-// The whole panel: the server's history (its trend and runs) and diff as they come, and two lists
-// to pick the runs to compare (the script only posts the picked run ids; the extension answers with
-// the server's diff). Nothing is loaded and only this script runs.
-export function historyHtml(target: string, history: string, diff: string | undefined, picker: Picker, nonce: string, cspSource: string): string {
+// The whole panel: the server's history (its trend and runs) and diff (or why there is none) as they
+// come, and two lists to pick the runs to compare (the script only posts the picked run ids; the
+// extension answers with the server's diff). Nothing is loaded and only this script runs. The
+// panel is as narrow as the editor beside it: a diff's lines wrap, and a table too wide scrolls.
+export function historyHtml(target: string, history: string, diff: string, picker: Picker, nonce: string, cspSource: string): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
 <title>${escapeHtml(target)}</title>
 <style>
 body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1em; }
-table { border-collapse: collapse; } td, th { padding: 0.15em 0.8em; text-align: left; }
+table { border-collapse: collapse; display: block; overflow-x: auto; } td, th { padding: 0.15em 0.5em; text-align: left; }
 svg { max-width: 100%; height: auto; } svg text { font-size: 11px; fill: var(--vscode-descriptionForeground); }
-pre { white-space: pre; overflow-x: auto; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 </style></head><body>
 <div id="history">${history}</div>
 <p>Compare <select id="base">${runOptions(picker.runIds, picker.base)}</select> with <select id="head">${runOptions(picker.runIds, picker.head)}</select></p>
-<div id="diff">${diff ?? "<p>One run so far: nothing to compare.</p>"}</div>
+<div id="diff">${diff}</div>
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
 const pick = () => vscode.postMessage({ base: Number(document.getElementById("base").value), head: Number(document.getElementById("head").value) });

@@ -32,9 +32,9 @@ test("the results view shows every field of the row and nothing else", () => {
   assert.equal(details.summary, undefined);
 });
 
-test("the status bar counts the kinds the server marks as contributed", () => {
-  const core = Object.fromEntries([..."abcdefghijklmnop"].map((c) => [`check_${c}`, {}]));
-  const defs = { ...core, check_base: {}, scoring: {}, check_word_count: { $comment: "ai-eval: from plugin x 1.0" } };
-  assert.equal(statusText("running", { $defs: defs }), "$(beaker) AI Eval: 17 kinds, 1 from plugins");
+test("the status bar shows the server's kinds line once it runs", () => {
+  const kinds = "23 kinds: 14 core, 1 from plugins, 8 from Drupal modules";
+  assert.equal(statusText("running", kinds), `$(beaker) AI Eval: ${kinds}`);
+  assert.equal(statusText("running"), "$(beaker) AI Eval: running");
   assert.equal(statusText("starting"), "$(beaker) AI Eval: starting");
 });

@@ -39,25 +39,42 @@ test("the bundled site goes before the user's PYTHONPATH, which stays", () => {
   assert.equal(withPythonPath({ PYTHONPATH: "C:\\mine" }, "C:\\s\\site", ";").PYTHONPATH, "C:\\s\\site;C:\\mine");
 });
 
-test("a missing server says where and how to install it, and why the bundle did not serve", () => {
+// A notification is read in one glance: one short sentence, no path (the details have them).
+function glanceable(message) {
+  assert.ok(message.text.length <= 100, message.text);
+  assert.doesNotMatch(message.text, /[.!?;] /); // one sentence
+  assert.doesNotMatch(message.text, /\//);
+}
+
+test("a missing server says so in a sentence, and in the details where and how to install it and why the bundle did not serve", () => {
   const message = missingServerMessage({ python: "/venv/bin/python", source: "setting" });
-  assert.match(message, /not installed for \/venv\/bin\/python \(setting\)/);
-  assert.match(message, /\/venv\/bin\/python -m pip install \/path\/to\/ai-eval-lsp \(a checkout of its repository\)/);
-  const unserved = missingServerMessage({ python: "python3", source: "default" }, "it is built for CPython 3.11 on Linux x86_64 with glibc, and this is CPython 3.10", "/ext/bundled/wheels");
-  assert.match(unserved, /bundled with this extension cannot run there: it is built for CPython 3\.11 .* this is CPython 3\.10\. Install it/);
-  assert.match(unserved, /python3 -m pip install --find-links \/ext\/bundled\/wheels ai-eval-lsp,/);
+  glanceable(message);
+  assert.equal(message.text, "AI Eval cannot start: the aiEval.interpreter Python has no ai-eval-lsp.");
+  assert.match(message.details, /not installed for \/venv\/bin\/python \(setting\)\. Install it where your ai_eval plugins are: \/venv\/bin\/python -m pip install ai-eval-lsp, or point/);
+  const unserved = missingServerMessage({ python: "python3", source: "default" }, "it is built for CPython 3.11 on Linux x86_64 with glibc, and this is CPython 3.10");
+  glanceable(unserved);
+  assert.equal(unserved.text, "AI Eval cannot start: python3 has no ai-eval-lsp, and the bundled one does not fit it.");
+  assert.match(unserved.details, /bundled with this extension cannot run there: it is built for CPython 3\.11 .* this is CPython 3\.10\. Install it/);
+  assert.match(unserved.details, /python3 -m pip install ai-eval-lsp,/);
 });
 
-test("the bundled server is announced with what was done and how to use one's own", () => {
+test("the bundled server is announced in a sentence, with what was done and how to use one's own in the details", () => {
   const python = { implementation: "cpython", version: [3, 11], abiflags: "", platform: "linux", machine: "x86_64", libc: ["glibc", "2.36"] };
   const message = bundledServerMessage({ python: "/usr/bin/python3", source: "default" }, "0.1.0", python, "/storage/bundled-server/0.1.0-abc-cp311", "/ext/bundled/wheels");
-  assert.match(message, /\/usr\/bin\/python3 \(default\) has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp 0\.1\.0 it bundles for CPython 3\.11 into \/storage\/bundled-server\/0\.1\.0-abc-cp311/);
-  assert.match(message, /plugins installed for \/usr\/bin\/python3 are still loaded/);
-  assert.match(message, /\/usr\/bin\/python3 -m pip install --find-links \/ext\/bundled\/wheels ai-eval-lsp\./);
+  glanceable(message);
+  assert.equal(message.text, "AI Eval runs its bundled ai-eval-lsp 0.1.0, as python3 has none installed.");
+  assert.match(message.details, /\/usr\/bin\/python3 \(default\) has no ai-eval-lsp, so the extension unpacked the ai-eval-lsp 0\.1\.0 it bundles for CPython 3\.11 into \/storage\/bundled-server\/0\.1\.0-abc-cp311/);
+  assert.match(message.details, /plugins installed for \/usr\/bin\/python3 are still loaded/);
+  assert.match(message.details, /\/usr\/bin\/python3 -m pip install ai-eval-lsp \(offline, from this extension's wheels: \/usr\/bin\/python3 -m pip install --no-index --find-links \/ext\/bundled\/wheels ai-eval-lsp\)\./);
 });
 
-test("an interpreter that cannot start says why, and that -P needs Python 3.11", () => {
+test("an interpreter that cannot start says so in a sentence, and in the details why, and that -P needs Python 3.11", () => {
   const choice = { python: "/usr/bin/python3.10", source: "setting" };
-  assert.match(unusableInterpreterMessage(choice, "Unknown option: -P\nusage: python3 [option] ..."), /: it is older than Python 3\.11 \(it does not know -P\)\. Install Python 3\.11/);
-  assert.match(unusableInterpreterMessage({ python: "nope", source: "setting" }, "spawn nope ENOENT"), /cannot start the server with nope \(setting\): spawn nope ENOENT\./);
+  const old = unusableInterpreterMessage(choice, "Unknown option: -P\nusage: python3 [option] ...");
+  glanceable(old);
+  assert.equal(old.text, "AI Eval cannot start its server with the aiEval.interpreter Python.");
+  assert.match(old.details, /: it is older than Python 3\.11 \(it does not know -P\)\. Install Python 3\.11/);
+  const missing = unusableInterpreterMessage({ python: "nope", source: "python extension" }, "spawn nope ENOENT");
+  assert.equal(missing.text, "AI Eval cannot start its server with the Python extension's interpreter.");
+  assert.match(missing.details, /cannot start the server with nope \(python extension\): spawn nope ENOENT\./);
 });

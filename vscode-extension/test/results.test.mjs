@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseShown, historyHtml } from "../dist-test/results.mjs";
+import { caseShown, historyHtml, paragraph } from "../dist-test/results.mjs";
 
 // What the server sends for a run's cases (`cases` of `aiEval.runCases`'s answer): its words.
 const cases = {
@@ -36,6 +36,10 @@ test("the history panel frames the server's history and diff, loads nothing and 
   assert.ok(html.includes(`<div id="history">${history}</div>`));
   assert.match(html, /<option value="1" selected>run 1<\/option>/);
   assert.match(html, /<div id="diff"><pre>tone: run 1 -> run 2<\/pre><\/div>/);
-  const single = historyHtml("tone", history, undefined, { runIds: [1] }, "abc", "vscode-resource:");
-  assert.match(single, /One run so far: nothing to compare/);
+  assert.match(html, /pre \{ white-space: pre-wrap; overflow-wrap: anywhere; \}/); // a diff's lines wrap
+});
+
+test("the server's note stands where the diff would, as text", () => {
+  const note = "No run before run 3 (it ran <u>.cases.yaml) has a case in common with it";
+  assert.equal(paragraph(note), "<p>No run before run 3 (it ran &lt;u&gt;.cases.yaml) has a case in common with it</p>");
 });

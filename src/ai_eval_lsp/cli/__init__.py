@@ -719,6 +719,7 @@ def _plugins(projects: Projects, args: argparse.Namespace) -> int:
             print(f"      problem: {problem}")
     for problem in registry.fragment_problems + registry.schema_problems:
         print(f"problem: {problem}")
+    print(f"\n{registry.combined.kinds_line()}")
     return EXIT_CLEAN
 
 

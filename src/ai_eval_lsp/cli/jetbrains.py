@@ -21,6 +21,14 @@ MAPPINGS_FILE = ".idea/jsonSchemas.xml"
 MAPPING_NAME = "ai_eval rubric (ai-eval-lsp)"
 RUBRIC_PATTERNS = ("*.rubric.yaml", "*.rubric.yml")
 COMPONENT = "JsonSchemaMappingsProjectConfiguration"
+SCHEMA_VERSION = "JSON Schema version 2020.12"
+"""The combined schema's draft as IntelliJ writes it: `UserDefinedJsonSchemaConfiguration.schemaVersion`
+is stored through `JsonSchemaVersion.toString()`, JsonBundle's `schema.of.version` ("JSON Schema
+version {0}") of `getPresentableVersionSuffix()`, "2020.12" for `SCHEMA_2020_12`
+(JetBrains/intellij-community, json/backend/src/com/jetbrains/jsonSchema/impl/JsonSchemaVersion.java
+at 4406abf4; json/resources/messages/JsonBundle.properties). Its `JsonSchemaVersionConverter`
+reads a missing or unknown value as `SCHEMA_4`, draft 4, which knows neither `$defs` nor
+`unevaluatedProperties`."""
 
 
 class CannotWrite(Exception):
@@ -58,6 +66,7 @@ def _entry(mappings: list[tuple[str, str]]) -> ET.Element:
     info = ET.SubElement(ET.SubElement(entry, "value"), "SchemaInfo")
     _option(info, "name", MAPPING_NAME)
     _option(info, "relativePathToSchema", SCHEMA_FILE)
+    _option(info, "schemaVersion", SCHEMA_VERSION)
     items = ET.SubElement(_option(info, "patterns"), "list")
     for path, kind in mappings:
         item = ET.SubElement(items, "Item")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,7 +20,7 @@ from typing import Any
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
 CONTRIBUTED = "$comment"
-"""The keyword that marks a kind's definition in the combined schema as contributed, not core."""
+"""The keyword that says, in the exported combined schema, where a contributed kind comes from."""
 
 
 @cache
@@ -52,8 +53,19 @@ class Origin:
             return f"module {self.module} ({self.name})"
         return self.name
 
+    @property
+    def source(self) -> str:
+        """Which of the four sources of kinds this is: one of `SOURCES`."""
+        if self.distribution:
+            return "plugins"
+        if self.module:
+            return "Drupal modules"
+        return "core" if self == CORE else "schema fragments"
+
 
 CORE = Origin("core")
+SOURCES = ("core", "plugins", "Drupal modules", "schema fragments")
+"""Where kinds come from, in splice order, as the kinds line names them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +98,17 @@ class CombinedSchema:
     def definition(self, kind: str) -> dict[str, Any]:
         return self.schema["$defs"][f"check_{kind}"]  # type: ignore[no-any-return]
 
+    def kinds_line(self) -> str:
+        """`23 kinds: 14 core, 1 from plugins, 8 from Drupal modules`: how many kinds each source
+        gives, as `plugins` ends and an editor's status shows it."""
+        counts = Counter(origin.source for origin in self.origins.values())
+        parts = [
+            f"{counts[source]} {'' if source == 'core' else 'from '}{source}"
+            for source in SOURCES
+            if counts[source]
+        ]
+        return f"{len(self.origins)} kinds: {', '.join(parts)}"
+
     def describe_kinds(self) -> str:
         """`a, b (core), c (plugin x 1.0)`: every kind, grouped by origin."""
         groups: dict[Origin, list[str]] = {}
@@ -107,7 +130,7 @@ def combine(core: dict[str, Any], contributions: Iterable[Contribution]) -> Comb
             if error:
                 combined.problems.append(SpliceProblem(contribution.origin, error))
                 continue
-            # Marked, so a client counts what plugins add without knowing the core's kinds.
+            # Marked, so a reader of the exported schema sees whose kind it is.
             defs[f"check_{kind}"] = {**definition, CONTRIBUTED: f"ai-eval: from {contribution.origin}"}
             branches.append({"$ref": f"#/$defs/check_{kind}"})
             origins[kind] = contribution.origin

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from ai_eval_lsp.core.api import CheckOutcome
-from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, flips, run_label
+from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, cases_file, flips, run_label
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
 
 if TYPE_CHECKING:
@@ -265,6 +265,17 @@ def history_table(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
             for row in rows
         ),
     ]
+
+
+def nothing_to_compare(target: str, latest: Mapping[str, Any] | None, runs: int) -> str:
+    """Why a history opens on no diff: too few runs, or none before the latest shares a case with it."""
+    if latest is None or runs < 2:
+        return f"`{target}` has {count(runs, 'run')}: nothing to compare yet."
+    ran = f" (it ran {cases_file(latest)})" if cases_file(latest) else ""
+    return (
+        f"No run before run {latest['run_id']}{ran} has a case in common with it, so there is no diff "
+        "to show: their cases differ. Pick two runs to compare them all the same."
+    )
 
 
 def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:

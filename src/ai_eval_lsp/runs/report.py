@@ -17,6 +17,7 @@ from ai_eval_lsp.runs.render import (
     history_table,
     history_title,
     interval,
+    nothing_to_compare,
     when,
 )
 from ai_eval_lsp.runs.store import ResultStore, RunName
@@ -171,6 +172,17 @@ def report_targets(store: ResultStore, only: str | None = None) -> list[ReportTa
             comparison = store.diff(target=target) if len(rows) > 1 else None
             targets.append((target, rows, store.cases(rows[-1]), comparison))
     return targets
+
+
+def opening_comparison(store: ResultStore, target: str) -> dict[str, Any]:
+    """The diff a history view opens on: `{base, head}`, the target's latest run and the newest
+    run before it that shares a case with it (runs of another cases file pair nothing); else
+    `{note}`, why there is none."""
+    latest, runs = store.last_run(target)
+    base = store.sharing_cases(latest) if latest else None
+    if latest is None or base is None:
+        return {"note": nothing_to_compare(target, latest, runs)}
+    return {"base": base["run_id"], "head": latest["run_id"]}
 
 
 WHAT = ("history", "diff", "report")

@@ -366,6 +366,17 @@ class ResultStore:
             (target_id, -1 if limit is None else limit),
         )
 
+    def sharing_cases(self, head: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The newest run of `head`'s target before it with a case (by id) of `head`'s: the run a
+        history compares its latest with, since runs of another cases file pair no case."""
+        found = self._select(
+            "SELECT * FROM ai_eval_result AS earlier WHERE target_id = ? AND id < ? AND EXISTS ("
+            "SELECT 1 FROM json_each(CASE WHEN json_valid(earlier.scores_json) THEN earlier.scores_json END)"
+            " WHERE key IN (SELECT key FROM json_each(?))) ORDER BY id DESC LIMIT 1",
+            (head["target_id"], head["id"], head["scores_json"]),
+        )
+        return found[0] if found else None
+
     def last_run(self, target_id: str) -> tuple[dict[str, Any] | None, int]:
         """A target's latest run and how many runs it has."""
         found = self._runs(

@@ -16,7 +16,7 @@ from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
-from ai_eval_lsp.runs.report import render_stored
+from ai_eval_lsp.runs.report import opening_comparison, render_stored
 from ai_eval_lsp.runs.run import (
     Cancellation,
     RunError,
@@ -160,7 +160,10 @@ def register(server: AiEvalServer) -> None:
         if limit is not None and not isinstance(limit, int):
             raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
         store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
-        return {"rows": await _reading(lambda: store.history(target, limit))}
+        # `compare` beside SPEC's rows: the diff a history view opens on (ARCHITECTURE.md)
+        return await _reading(
+            lambda: {"rows": store.history(target, limit), "compare": opening_comparison(store, target)}
+        )
 
     @server.command(names.DIFF)
     async def diff(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
@@ -173,6 +176,9 @@ def register(server: AiEvalServer) -> None:
     async def render(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
         argument = _argument(list(arguments))
         what, form = argument.get("what"), argument.get("format", "text")
+        if what == "kinds":  # how many kinds the project of `uri` has, by source, as `plugins` ends
+            folder = await query.folder_of_target(ls, None, argument.get("uri"))
+            return {"text": _project(folder).registry.combined.kinds_line()}
         target, base, head = _runs_named(argument)
         store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
 
