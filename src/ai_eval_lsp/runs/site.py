@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import json
 import math
 import socket
 import sqlite3
@@ -91,26 +92,30 @@ class Pulled:
 
 def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pulled:
     """The site's rows above `after` (default: the last one stored), each converted and stored
-    whole; SiteError when the site cannot be read (rows stored before the trouble stay)."""
+    whole; SiteError when the site cannot be read (rows stored before the trouble stay). Rows
+    stored meanwhile by another reader of the site (the CLI) are read again and kept once."""
     site = reader.address.identity
-    last = max(after or 0, store.last_site_id(site) or 0)
+    last = after if after is not None else store.last_site_id(site) or 0
     pulled = Pulled(last_id=last)
-    while True:
-        raw = reader.rows_after(pulled.last_id)
-        converted = []
-        for row in raw:
-            try:
-                converted.append(site_row(row))
-            except BadRow as err:
-                pulled.skipped.append(
-                    f"site row {row.get('id')!s} of `{reader.address.table}` is skipped: {err}"
-                )
-        if converted:
-            store.insert_site_rows(site, converted)
-            pulled.rows += [{**row, SITE_ID: row["id"]} for row in converted]
-        pulled.last_id = max([pulled.last_id, *(_id_of(row) for row in raw)])
-        if len(raw) < BATCH:
-            return pulled
+    with store.site_writer(site) as write:
+        while True:
+            raw = reader.rows_after(pulled.last_id)
+            converted = []
+            for row in raw:
+                try:
+                    converted.append(site_row(row))
+                except BadRow as err:
+                    pulled.skipped.append(
+                        f"site row {row.get('id')!s} of `{reader.address.table}` is skipped: {err}"
+                    )
+            if converted:
+                write(converted)
+                for row in converted:
+                    row[SITE_ID] = row["id"]  # as the store gives a site's rows back
+                pulled.rows += converted
+            pulled.last_id = max([pulled.last_id, *(_id_of(row) for row in raw)])
+            if len(raw) < BATCH:
+                return pulled
 
 
 def _id_of(row: Mapping[str, Any]) -> int:
@@ -185,6 +190,9 @@ def site_row(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _number(value: Any, name: str, optional: bool = False) -> Any:
+    kind = type(value)
+    if (kind is float and math.isfinite(value)) or kind is int:  # what JSON gives, most often
+        return float(value)
     if value is None and optional:
         return None
     if isinstance(value, bytes):
@@ -201,6 +209,8 @@ def _number(value: Any, name: str, optional: bool = False) -> Any:
 
 
 def _integer(value: Any, name: str) -> int:
+    if type(value) is int:
+        return value
     number = _number(value, name)
     if number != int(number):
         raise BadRow(f"`{name}` is {value!r}, not a whole number")
@@ -227,17 +237,57 @@ def _connect(address: SiteAddress) -> _Connection:
     return drivers[address.driver](address)
 
 
+FIELDS = (
+    "id",
+    "target_id",
+    "run_id",
+    "timestamp",
+    "avg_score",
+    "pass_rate",
+    "pass_rate_ci_low",
+    "pass_rate_ci_high",
+    "passed_gate",
+    "question_count",
+    "error_count",
+    "scores_json",
+    "source",
+    "duration",
+    "config_json",
+)
+"""The columns of seed 003's row that are read."""
+
+
+def _batch_query(table: str, quote: str, aggregate: str, row: str, last: str, limit: str) -> str:
+    """The rows above an id as one JSON document the database builds (`aggregate`, a template,
+    of `row` of the fields): a batch costs a pure-Python driver one value, not fifteen a row."""
+    fields = ", ".join(_quoted(name, quote) for name in FIELDS)
+    document = aggregate.format(f"{row}({fields})")
+    return (
+        f"SELECT {document} FROM (SELECT {fields} FROM {_quoted(table, quote)} "
+        f"WHERE {_quoted('id', quote)} > {last} ORDER BY {_quoted('id', quote)} LIMIT {limit}) AS batch"
+    )
+
+
+def _rows(document: Any) -> list[dict[str, Any]]:
+    """The rows of a batch's JSON document, by id (an aggregate's order is the database's)."""
+    if isinstance(document, bytes):
+        document = document.decode("utf-8", "replace")
+    rows = [dict(zip(FIELDS, values, strict=True)) for values in json.loads(document)] if document else []
+    rows.sort(key=lambda row: row["id"] if isinstance(row["id"], int) else 0)
+    return rows
+
+
 def _quoted(name: str, quote: str) -> str:
     return quote + name.replace(quote, quote * 2) + quote
 
 
 class _MySql:
-    """MySQL and MariaDB through PyMySQL: autocommit, so each poll sees the rows inserted since
-    (a transaction left open would read one snapshot forever), and a read-only session."""
+    """MySQL 5.7.22+ and MariaDB 10.5+ through PyMySQL: autocommit, so each poll sees the rows
+    inserted since (a transaction left open would read one snapshot forever), a read-only
+    session, and room for a batch's JSON (MariaDB builds it as a GROUP_CONCAT)."""
 
     def __init__(self, address: SiteAddress) -> None:
         import pymysql
-        import pymysql.cursors
 
         self.connection = pymysql.connect(
             host=address.host,
@@ -250,16 +300,18 @@ class _MySql:
             write_timeout=TIMEOUT,
             autocommit=True,
             charset="utf8mb4",
-            cursorclass=pymysql.cursors.DictCursor,
-            init_command="SET SESSION TRANSACTION READ ONLY",
             program_name="ai-eval-lsp",
         )
-        self.query = f"SELECT * FROM {_quoted(address.table, '`')} WHERE id > %s ORDER BY id LIMIT %s"
+        with self.connection.cursor() as cursor:
+            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+            cursor.execute("SET SESSION group_concat_max_len = 1073741824")
+        self.query = _batch_query(address.table, "`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "%s", "%s")
 
     def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
         with self.connection.cursor() as cursor:
             cursor.execute(self.query, (last_id, limit))
-            return list(cursor.fetchall())
+            found = cursor.fetchone()
+        return _rows(found[0] if found else None)
 
     def close(self) -> None:
         self.connection.close()
@@ -284,14 +336,13 @@ class _Postgres:
                 "statement_timeout": str(int(TIMEOUT * 1000)),
             },
         )
-        self.query = (
-            f"SELECT * FROM {_quoted(address.table, chr(34))} WHERE id > :last ORDER BY id LIMIT :limit"
+        self.query = _batch_query(
+            address.table, '"', "json_agg({})::text", "json_build_array", ":last", ":limit"
         )
 
     def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
-        rows = self.connection.run(self.query, last=last_id, limit=limit)
-        names = [column["name"] for column in self.connection.columns or ()]
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        found = self.connection.run(self.query, last=last_id, limit=limit)
+        return _rows(found[0][0] if found else None)
 
     def close(self) -> None:
         self.connection.close()
@@ -303,7 +354,7 @@ class _Sqlite:
 
     def __init__(self, address: SiteAddress) -> None:
         self.address = address
-        self.query = f"SELECT * FROM {_quoted(address.table, chr(34))} WHERE id > ? ORDER BY id LIMIT ?"
+        self.query = _batch_query(address.table, '"', "json_group_array({})", "json_array", "?", "?")
 
     def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
         path = Path(self.address.database)
@@ -311,11 +362,11 @@ class _Sqlite:
             raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT)
         try:
-            connection.row_factory = sqlite3.Row
             connection.execute("PRAGMA query_only = ON")
             deadline = time.monotonic() + TIMEOUT
             connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-            return [dict(row) for row in connection.execute(self.query, (last_id, limit))]
+            found = connection.execute(self.query, (last_id, limit)).fetchone()
+            return _rows(found[0] if found else None)
         finally:
             connection.close()
 

@@ -3,11 +3,13 @@ transaction, or not at all."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -274,28 +276,44 @@ class ResultStore:
             connection.close()
         return {"id": row_id, **{name: stored[name] for name in ROW_FIELDS if name != "id"}}
 
-    def insert_site_rows(self, site: str, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Store rows read from a site (`site`: its identity), each whole, none twice (a row
-        already stored is left as it is); returns how many were new."""
-        connection = self._connect()
+    @contextlib.contextmanager
+    def site_writer(self, site: str) -> Iterator[Callable[[Sequence[Mapping[str, Any]]], int]]:
+        """A writer of rows read from a site (`site`: its identity): each call stores its rows in
+        one transaction, each row whole, none twice (a row already stored is left as it is), and
+        returns how many were new. One connection serves every call: a first read of years of
+        runs writes in many batches, and closing a connection copies its writes back."""
+        opened: list[sqlite3.Connection] = []  # on the first write: a poll that brings nothing opens none
         columns = ["site", "site_id", *ROW_FIELDS[1:]]
+        statement = (
+            f"INSERT OR IGNORE INTO ai_eval_site_result ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' * len(columns))})"
+        )
+        fields = itemgetter(*ROW_FIELDS)
+
+        def write(rows: Sequence[Mapping[str, Any]]) -> int:
+            if not opened:
+                opened.append(self._connect())
+                # A site's rows can be read again: their commits need not wait for the disk
+                # (WAL keeps each transaction whole either way).
+                opened[0].execute("PRAGMA synchronous = NORMAL")
+            connection = opened[0]
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                before = connection.total_changes
+                connection.executemany(statement, [(site, *fields(row)) for row in rows])
+                added = connection.total_changes - before
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            return added
+
         try:
-            connection.execute("BEGIN IMMEDIATE")
-            before = connection.total_changes
-            connection.executemany(
-                f"INSERT OR IGNORE INTO ai_eval_site_result ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                [[site, row["id"], *(row[name] for name in ROW_FIELDS[1:])] for row in rows],
-            )
-            added = connection.total_changes - before
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
+            yield write
         finally:
-            connection.close()
-        return added
+            for connection in opened:
+                connection.close()
 
     def last_site_id(self, site: str) -> int | None:
         """The highest id of the rows read from a site: the next read starts above it."""

@@ -1,0 +1,212 @@
+"""The site's own runs (SPEC 3) from a site with years of them: a real MariaDB and PostgreSQL
+server (tests/databases.py) holding 100,000 `ai_eval_result` rows of 20 questions each.
+
+- first read: the site's every row read, converted and stored in an empty results database
+  (goal <= 2 s), in process, as `site pull` and the server's first read do;
+- a poll with nothing new: the read every `site.pollSeconds` brings once nothing came (goal <= 5 ms
+  of server time), in process, wall and CPU time each;
+- memory over 1,000 polls: the real server (`ai-eval-lsp serve` over stdio) polling the site
+  every 10 ms with a rubric of the project open, its resident memory after its first read and
+  after 1,000 polls (counted by the database server itself), and its CPU time per poll.
+
+Run: .venv/bin/python bench/bench_site.py [--rows 100000] [--polls 1000] [--driver mysql pgsql]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE.parent / "tests")]
+
+from databases import DatabaseServer, MariaDB, PostgreSQL  # noqa: E402
+from lsp_stdio import StdioClient  # noqa: E402
+from site_db import COLUMNS, ServerSite, SiteRow, insert_sql  # noqa: E402
+
+from ai_eval_lsp.drupal.site_address import parse_url  # noqa: E402
+from ai_eval_lsp.runs.site import SiteReader, pull  # noqa: E402
+from ai_eval_lsp.runs.store import ResultStore  # noqa: E402
+
+PASSWORD = "bench-password"
+QUESTIONS = 20
+RUBRIC = 'id: refund_answer\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [sorry]}\nscoring: {combine: all_pass}\n'
+
+
+def fill(site: ServerSite, rows: int) -> None:
+    """`rows` runs of three targets, both of seed 003's paths, inserted in batches."""
+    columns = list(COLUMNS[1:])
+    batch: list[list[Any]] = []
+    statement = insert_sql(site.server.driver, site.prefix, columns)
+    for number in range(rows):
+        scores = {f"q{q}": float((number * 7 + q) % 6) for q in range(QUESTIONS)}
+        row = SiteRow(
+            f"target_{number % 3}",
+            scores,
+            timestamp=1_700_000_000 + 60 * number,
+            run_id=number if number % 2 else None,
+            duration=float(number % 97) + 0.25,
+        ).values()
+        batch.append([row[name] for name in columns])
+        if len(batch) == 2000:
+            _insert_many(site, statement, batch)
+            batch = []
+    if batch:
+        _insert_many(site, statement, batch)
+
+
+def _insert_many(site: ServerSite, statement: str, batch: list[list[Any]]) -> None:
+    server = site.server
+    if server.driver == "mysql":
+        connection = server._connection()
+        connection.select_db(site.name)
+        with connection.cursor() as cursor:
+            cursor.executemany(statement, batch)
+        connection.commit()
+    else:
+        cursor = server._connection(site.name).cursor()
+        cursor.executemany(statement, batch)
+        cursor.close()
+
+
+def timed(work: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(wall seconds, CPU seconds of this process, what `work` returned)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def rss_mb(pid: int | None = None) -> float:
+    pages = int(Path(f"/proc/{pid or 'self'}/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def selects(server: DatabaseServer, site: ServerSite) -> int:
+    """How many SELECTs of the site's table the database server has run: polls, as it counts them."""
+    if server.driver == "mysql":
+        return int(server.query(site.name, "SHOW GLOBAL STATUS LIKE 'Com_select'")[0][1])
+    found = server.query(
+        site.name,
+        "SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = %s",
+        [f"{site.prefix}ai_eval_result"],
+    )
+    return int(found[0][0])
+
+
+def in_process(site: ServerSite, polls: int, folder: Path) -> dict[str, Any]:
+    address = parse_url(site.url, folder)
+    firsts = []
+    for attempt in range(3):
+        store = ResultStore(folder / f"first-{attempt}.sqlite")
+        reader = SiteReader(address)
+        wall, cpu, pulled = timed(lambda store=store, reader=reader: pull(store, reader))
+        reader.close()
+        firsts.append((wall, cpu, len(pulled.rows)))
+    reader = SiteReader(address)
+    store = ResultStore(folder / "first-0.sqlite")
+    cursor = pull(store, reader).last_id  # connected, and nothing new after this
+    walls, cpus = [], []
+    before = rss_mb()
+    for _ in range(polls):
+        wall, cpu, pulled = timed(lambda: pull(store, reader, cursor))
+        assert not pulled.rows
+        walls.append(wall)
+        cpus.append(cpu)
+    after = rss_mb()
+    reader.close()
+    return {"first": firsts, "walls": walls, "cpus": cpus, "rss": (before, after)}
+
+
+def through_the_server(server: DatabaseServer, site: ServerSite, polls: int, folder: Path) -> dict[str, Any]:
+    project = folder / "project"
+    project.mkdir()
+    (project / "ai-eval.toml").write_text(f'site.database = "{site.url}"\nsite.pollSeconds = 0.01\n')
+    (project / "refund.rubric.yaml").write_text(RUBRIC)
+    client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], lambda method, params: [{}])
+    try:
+        began = time.perf_counter()
+        client.initialize(project, {"experimental": {"aiEval": {"runComplete": True}}})
+        client.wait(
+            lambda m: (
+                m.get("method") == "window/logMessage" and "site runs read from" in m["params"]["message"]
+            ),
+            120,
+        )
+        first = time.perf_counter() - began
+        pid = client.process.pid
+        client.open(project / "refund.rubric.yaml", RUBRIC)
+        time.sleep(1.0)  # the polls begin, and settle
+        start_rss, start_cpu, start_selects = rss_mb(pid), cpu_seconds(pid), selects(server, site)
+        samples = [start_rss]
+        while selects(server, site) - start_selects < polls:
+            time.sleep(0.5)
+            samples.append(rss_mb(pid))
+        done_selects = selects(server, site) - start_selects
+        cpu = cpu_seconds(pid) - start_cpu
+        return {"first": first, "rss": samples, "cpu_per_poll": cpu / done_selects, "polls": done_selects}
+    finally:
+        client.close()
+
+
+def report(driver: str, rows: int, measured: dict[str, Any], served: dict[str, Any]) -> None:
+    print(f"\n{driver}: {rows:,} rows of {QUESTIONS} questions")
+    for wall, cpu, read in measured["first"]:
+        print(
+            f"  first read, in process: {wall:.2f} s wall, {cpu:.2f} s CPU, {read:,} rows stored (goal <= 2 s)"
+        )
+    walls, cpus = sorted(measured["walls"]), sorted(measured["cpus"])
+    p95 = int(len(walls) * 0.95)
+    print(
+        f"  a poll with nothing new, in process, {len(walls)} polls: wall median {1000 * statistics.median(walls):.2f} ms, "
+        f"p95 {1000 * walls[p95]:.2f} ms; CPU median {1000 * statistics.median(cpus):.2f} ms, p95 {1000 * cpus[p95]:.2f} ms "
+        f"(goal <= 5 ms); RSS {measured['rss'][0]:.1f} -> {measured['rss'][1]:.1f} MB"
+    )
+    rss = served["rss"]
+    print(
+        f"  the server: first read done {served['first']:.2f} s after initialize; over {served['polls']:,} polls "
+        f"(every 10 ms) its RSS {rss[0]:.1f} -> {rss[-1]:.1f} MB (max {max(rss):.1f}), CPU {1000 * served['cpu_per_poll']:.2f} ms a poll"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--polls", type=int, default=1000)
+    parser.add_argument("--driver", nargs="+", choices=("mysql", "pgsql"), default=["mysql", "pgsql"])
+    args = parser.parse_args()
+    print(f"load {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as scratch:
+        for driver in args.driver:
+            folder = Path(scratch) / driver
+            folder.mkdir()
+            server: DatabaseServer = (MariaDB if driver == "mysql" else PostgreSQL)(folder / "server")
+            (folder / "server").mkdir()
+            server.start()
+            try:
+                site = ServerSite(server, "bench_site", PASSWORD)
+                began = time.perf_counter()
+                fill(site, args.rows)
+                print(f"{driver}: {args.rows:,} rows inserted in {time.perf_counter() - began:.1f} s")
+                measured = in_process(site, args.polls, folder)
+                served = through_the_server(server, site, args.polls, folder)
+                report(driver, args.rows, measured, served)
+            finally:
+                server.close()
+    print(json.dumps({"load": os.getloadavg()[0]}))
+
+
+if __name__ == "__main__":
+    main()
