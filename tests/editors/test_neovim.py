@@ -277,6 +277,8 @@ def test_a_site_s_run_is_told_and_its_target_s_history_shows_it(run: dict[str, A
     history = run["site_run"]["history"]
     assert history[0] == "support_bot: 2 runs, newest first"
     assert [line.split()[:2] for line in history[2:]] == [["site", "2"], ["site", "1"]]
+    diff = run["site_run"]["diff"]
+    assert diff[0].startswith("support_bot: site run 1 (") and "-> site run 2 (" in diff[0]
 
 
 def test_the_server_decides_which_yaml_files_are_rubrics(run: dict[str, Any]) -> None:

@@ -304,6 +304,11 @@ local function workspace_part()
     wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://history/support_bot") ~= nil end)
     result.site_run.history = vim.api.nvim_buf_get_lines(0, 0, -1, false)
     vim.cmd("close")
+    vim.cmd("buffer " .. cases)
+    vim.cmd("AiEvalDiff site:1 site:latest")
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://diff/") ~= nil end)
+    result.site_run.diff = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    vim.cmd("close")
   end)
 
   result.commands = {}

@@ -90,7 +90,7 @@ end
 function M.open(argument, text)
   local name = "ai-eval://" .. argument.what .. "/" .. (argument.target or "latest")
   if argument.base then
-    name = string.format("%s/%d-%s", name, argument.base, argument.head or "latest")
+    name = string.format("%s/%s-%s", name, argument.base, argument.head or "latest")
   end
   local lines = vim.split(text, "\n", { plain = true })
   local existing = vim.fn.bufnr(name)
