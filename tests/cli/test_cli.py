@@ -14,7 +14,9 @@ import pytest
 from conftest import without_test_plugins
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.cli import EXAMPLES, _parser, main
+from ai_eval_lsp.cli import main
+from ai_eval_lsp.cli.app import EXAMPLES
+from ai_eval_lsp.cli.app import parser as _parser
 
 CLEAN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: must_contain_any, values: [a]}}\nscoring: {{combine: all_pass}}\n'
 BROKEN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: regexp}}\nscoring: {{combine: all_pass}}\n'

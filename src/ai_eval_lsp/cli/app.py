@@ -1,0 +1,64 @@
+"""The command line read: the top-level parser, assembled from one module per subcommand, and
+`main`, which runs the subcommand given with the project of each path."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ai_eval_lsp import __version__
+from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site
+from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError
+
+SUBCOMMANDS = (check, schema, run, history, diff, report, site, serve, plugins)
+"""In the order `--help` lists them."""
+
+EXAMPLES = {module.NAME: module.EXAMPLES for module in SUBCOMMANDS}
+"""Each command's `--help` ends with these (after `ai-eval-lsp `)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = parser()
+    args = arguments.parse_args(argv)
+    if args.command is None:
+        arguments.print_help(sys.stderr)
+        return EXIT_USAGE
+    if args.command == serve.NAME:
+        return serve.serve(args)
+    if args.root is not None and not Path(args.root).is_dir():
+        print(f"error: --root {args.root} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result: int = args.run(Projects(Path(args.root) if args.root else None), args)
+        sys.stdout.flush()
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, with the status of a Unix tool that got
+        # SIGPIPE, and send what Python flushes at exit nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
+    return result
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="ai-eval-lsp",
+        description="Validate ai_eval rubrics with the check kinds of the installed plugins.",
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    top.add_argument("--root", default=None, help=ROOT_HELP)
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+    for module in SUBCOMMANDS:
+        module.add(commands)
+    top.formatter_class = argparse.RawDescriptionHelpFormatter
+    top.epilog = (
+        "examples:\n"
+        + "\n".join(f"  ai-eval-lsp {EXAMPLES[name][0]}" for name in ("check", "run", "diff"))
+        + "\n\n`ai-eval-lsp COMMAND --help` shows a command's options and more examples."
+    )
+    return top
