@@ -30,10 +30,11 @@ HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 from bench_lsp import Server, percentiles  # noqa: E402
-from rubrics import TONE, rubric  # noqa: E402
+from rubrics import TONE, realistic, rubric  # noqa: E402
 
 from ai_eval_lsp.core.analysis import Rules, analyse  # noqa: E402
-from ai_eval_lsp.core.workspace import Role  # noqa: E402
+from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize  # noqa: E402
+from ai_eval_lsp.core.yamltree import parse  # noqa: E402
 from ai_eval_lsp.project.project import Project  # noqa: E402
 
 _WORDS = (
@@ -42,9 +43,10 @@ _WORDS = (
 )
 
 
-def cases(count: int) -> str:
-    """A cases file of `count` cases, each a ~2 KB recorded response (a block scalar)."""
-    parts = ["rubric: tone\ncases:\n"]
+def cases(count: int, rubric_id: str = "tone") -> str:
+    """A cases file of `count` cases of rubric `rubric_id`, each a ~2 KB recorded response (a
+    block scalar)."""
+    parts = [f"rubric: {rubric_id}\ncases:\n"]
     for i in range(count):
         body = "".join(f"      {_WORDS}{n}\n" for n in range(11))
         parts.append(
@@ -55,12 +57,12 @@ def cases(count: int) -> str:
     return "".join(parts)
 
 
-def full_analysis_ms(rules: Rules, role: Role, text: str) -> float:
-    """The median of three full analyses of `text`, in ms."""
+def full_analysis_ms(rules: Rules, role: Role, text: str, rubrics: RubricIndex | None = None) -> float:
+    """The median of three full analyses of `text` (with its problems against `rubrics`), in ms."""
     samples = []
     for _ in range(3):
         started = time.perf_counter()
-        analyse(role, "x", text, rules)
+        analyse(role, "x", text, rules).problems_in(rubrics)
         samples.append(time.perf_counter() - started)
     return statistics.median(samples) * 1000
 
@@ -119,16 +121,18 @@ def middle_line(text: str, prefix: str) -> int:
 
 
 def keystrokes(
-    server: Server, name: str, text: str, value_prefix: str, repeat: int
+    server: Server, name: str, text: str, value_prefix: str, repeat: int, quoted: bool = True
 ) -> dict[str, list[float]]:
-    """One-character edits inside the middle item; then a quoted string typed as a new key's
-    value there, so every keystroke but the last leaves the YAML invalid (an open quote)."""
+    """One-character edits inside the middle item; then (`quoted`) a quoted string typed as a new
+    key's value there, so every keystroke but the last leaves the YAML invalid (an open quote)."""
     uri = server.open(name, text)
     typist = Typist(server, uri, text)
     line = middle_line(text, value_prefix)
     column = len(text.split("\n")[line])
     plain = [typist.type(line, column + i, "x") for i in range(repeat)]
     typist.edit((line, column), (line, column + repeat), "")
+    if not quoted:
+        return {"plain": plain}
     indent = len(value_prefix) - len(value_prefix.lstrip())
     key = " " * indent + "note: "
     word = '"typing in quotes, one key at a time"'
@@ -139,6 +143,38 @@ def keystrokes(
             quoted.append(typist.type(line + 1, len(key) + n, char))
         typist.edit((line, column), (line + 1, len(key) + len(word)), "")
     return {"plain": plain, "quoted": quoted[:repeat]}
+
+
+def id_keystrokes(server: Server, name: str, text: str, repeat: int) -> dict[str, list[float]]:
+    """Typing check ids in the middle of a rubric: a check renamed one character at a time, then a
+    new check written above it (untimed) and its id typed. Each keystroke changes an id."""
+    uri = server.open(name, text)
+    typist = Typist(server, uri, text)
+    line = middle_line(text, "  - id: c")
+    column = len(text.split("\n")[line])
+    renaming = [typist.type(line, column + i, "x") for i in range(repeat)]
+    typist.type(line, 0, "  - id: \n    kind: regex\n    pattern: x\n")
+    head = len("  - id: ")
+    new = [typist.type(line, head + i, "new"[i] if i < 3 else "x") for i in range(repeat)]
+    return {"renaming a check's id": renaming, "typing a new check's id": new}
+
+
+def broken_requests(server: Server, name: str, text: str, repeat: int) -> dict[str, list[float]]:
+    """Completion and hover right after one more space is typed before a key inside a check (the
+    YAML is then invalid), each time in another check; the space is taken out again, and that
+    version's diagnostics awaited, before the next."""
+    uri = server.open(name, text)
+    typist = Typist(server, uri, text)
+    kinds = [n for n, line in enumerate(text.split("\n")) if line.startswith("    kind: ")]
+    found: dict[str, list[float]] = {"completion": [], "hover": []}
+    for sample in range(2 * repeat):
+        method, column = ("completion", 5) if sample % 2 == 0 else ("hover", 6)
+        line = kinds[(sample + 1) * len(kinds) // (2 * repeat + 1)]
+        typist.type(line, 4, " ", wait=False)
+        params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": column}}
+        found[method].append(server.timed(f"textDocument/{method}", params))
+        typist.edit((line, 4), (line, 5), "")
+    return found
 
 
 def requests_after_keystroke(
@@ -164,15 +200,14 @@ def requests_after_keystroke(
     return found
 
 
-def first_diagnostics(workspace: Path) -> None:
+def first_diagnostics(workspace: Path, name: str, label: str, text: str) -> None:
     """A folder of its own, so neither the server nor `check` reads the other documents."""
-    folder = workspace / "first"
+    folder = workspace / name.split(".")[0]
     folder.mkdir()
     (folder / "tone.rubric.yaml").write_text(TONE)
-    text = rubric(66_000).replace("Judge politeness", "Judge politeness " + "and tone " * 36)
-    path = folder / "huge.rubric.yaml"
+    path = folder / name
     path.write_text(text)
-    print(f"\nA valid {len(text) / 1e6:.1f} MB rubric (66,000 checks):")
+    print(f"\n{label} ({len(text.encode()) / 1e6:.1f} MB):")
     server = Server("ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, {})
     peak = 0
     started = time.perf_counter()
@@ -180,14 +215,17 @@ def first_diagnostics(workspace: Path) -> None:
     while True:
         peak = max(peak, _peak_kb(server.client.process.pid))
         try:
-            waiter(0.05)
+            published = waiter(0.05)
             break
         except Exception:
             continue
     elapsed = time.perf_counter() - started
     peak = max(peak, _peak_kb(server.client.process.pid))
     server.close()
-    print(f"  server: first diagnostics in {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
+    count = len(published["params"]["diagnostics"])
+    print(
+        f"  server: first diagnostics in {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB ({count:,} diagnostics)"
+    )
     started = time.perf_counter()
     check = subprocess.Popen(
         [sys.executable, "-m", "ai_eval_lsp", "check", str(path)],
@@ -204,28 +242,47 @@ def first_diagnostics(workspace: Path) -> None:
     print(f"  check:  {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
 
 
+def first_analyses(workspace: Path) -> None:
+    valid = rubric(66_000).replace("Judge politeness", "Judge politeness " + "and tone " * 36)
+    first_diagnostics(workspace, "valid.rubric.yaml", "A valid rubric of 66,000 checks", valid)
+    first_diagnostics(
+        workspace,
+        "realistic.rubric.yaml",
+        "A realistic rubric: 66,650 checks of 14 kinds, composites naming missing rubrics",
+        realistic(1_333),
+    )
+
+
 def _peak_kb(pid: int) -> int:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
 
 
+BEFORE = {
+    ("rubric, 10,000 checks", "keystroke -> diagnostics (renaming a check's id)"): (0, 0),
+}
+"""Figures of the code before issue 28 (median, p95 in ms): this bench run with PYTHONPATH set to
+a copy of the `src` of commit b91d404 (`git archive b91d404 src | tar -x -C DIR`)."""
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--repeat", type=int, default=40)
-    options.add_argument("--first", action="store_true", help="also the first analysis of a 10 MB rubric")
-    options.add_argument(
-        "--first-only", action="store_true", help="only the first analysis of a 10 MB rubric"
-    )
+    options.add_argument("--first", action="store_true", help="also the first analysis of 10 MB rubrics")
+    options.add_argument("--first-only", action="store_true", help="only the first analysis of 10 MB rubrics")
     args = options.parse_args()
     if args.first_only:
         with tempfile.TemporaryDirectory() as folder:
-            first_diagnostics(Path(folder))
+            first_analyses(Path(folder))
         return
+    big = rubric(10_000)
     documents: list[tuple[str, str, Role, str, str]] = [
-        ("rubric, 10,000 checks", "big.rubric.yaml", "rubric", rubric(10_000), "    description: Judge"),
+        ("rubric, 10,000 checks", "big.rubric.yaml", "rubric", big, "    description: Judge"),
         ("cases, 500 x 2 KB", "c500.cases.yaml", "cases", cases(500), "      input: Where"),
         ("cases, 2,000 x 2 KB", "c2000.cases.yaml", "cases", cases(2_000), "      input: Where"),
     ]
+    of_big = cases(2_000, "big")
+    broken = rubric(1_000)
     rows: list[tuple[str, str, float, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -244,6 +301,24 @@ def main() -> None:
             for what, samples in found.items():
                 rows.append((label, f"keystroke -> diagnostics ({what})", *percentiles(samples), full))
             print(f"  ({label}: {len(text) / 1e6:.1f} MB measured)", flush=True)
+        label = "rubric, 10,000 checks"
+        ids = big.replace("id: big\n", "id: ids\n", 1)
+        full = full_analysis_ms(rules, "rubric", ids)
+        for what, samples in id_keystrokes(debounce_off, "ids.rubric.yaml", ids, args.repeat).items():
+            rows.append((label, f"keystroke -> diagnostics ({what})", *percentiles(samples), full))
+        label = "cases, 2,000 x 2 KB of it"
+        index = RubricIndex(
+            [
+                analyse("rubric", "big.rubric.yaml", big, rules).summary,
+                summarize("tone.rubric.yaml", parse(TONE).root),
+            ]
+        )
+        full = full_analysis_ms(rules, "cases", of_big, index)
+        found = keystrokes(
+            debounce_off, "c2000-big.cases.yaml", of_big, "      input: Where", args.repeat, quoted=False
+        )
+        rows.append((label, "keystroke -> diagnostics", *percentiles(found["plain"]), full))
+        print(f"  ({label}: {len(of_big) / 1e6:.1f} MB measured)", flush=True)
         debounce_off.close()
         # A folder of its own: the server's walk does not read the documents written above
         # while the requests are timed (that is first diagnostics' matter, not typing's).
@@ -257,14 +332,25 @@ def main() -> None:
             found = requests_after_keystroke(users, "u-" + name, text, prefix, args.repeat)
             for what, samples in found.items():
                 rows.append((label, f"{what} right after a keystroke", *percentiles(samples), float("nan")))
+        label = "rubric, 1,000 checks"
+        spaced = broken.split("\n")
+        middle = middle_line(broken, "    kind: ")
+        spaced[middle] = " " + spaced[middle]
+        full = full_analysis_ms(rules, "rubric", "\n".join(spaced))
+        for what, samples in broken_requests(users, "u-broken.rubric.yaml", broken, args.repeat).items():
+            rows.append((label, f"{what} after a keystroke breaking the YAML", *percentiles(samples), full))
         users.close()
-        print(f"\n{'document':<24}{'measure':<44}{'median / p95':>20}{'full analysis':>16}")
+        print(f"\n{'document':<28}{'measure':<56}{'median / p95':>20}{'full analysis':>16}{'before':>20}")
         for label, what, median, p95, full in rows:
             full_text = f"{full:>12.0f} ms" if full == full else ""
-            print(f"{label:<24}{what:<44}{median * 1000:>9.1f} / {p95 * 1000:>6.1f} ms{full_text:>16}")
+            was = BEFORE.get((label, what))
+            before = f"{was[0]:>9.1f} / {was[1]:>6.1f} ms" if was is not None else ""
+            print(
+                f"{label:<28}{what:<56}{median * 1000:>9.1f} / {p95 * 1000:>6.1f} ms{full_text:>16}{before:>20}"
+            )
         print("Debounce off for keystrokes; completion and hover with the default debounce.")
         if args.first:
-            first_diagnostics(root)
+            first_analyses(root)
 
 
 if __name__ == "__main__":
