@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
+from ai_eval_lsp.core.workspace import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
@@ -351,7 +351,8 @@ class Session:
 
     def commit(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> bool:
         """Make an analysis the document's latest; True when what other files see of it changed
-        (so their diagnostics may have). One of a document since closed (or moved to another
+        so that their diagnostics may have (a rubric's summary: no problem reads a cases
+        file's). One of a document since closed (or moved to another
         folder: it is another `OpenDocument` then), older than what is committed, or of an older
         project: dropped."""
         if (
@@ -364,13 +365,15 @@ class Session:
         document.analysis, document.analysis_version = analysis, snapshot.version
         document.analysis_generation = snapshot.generation
         document.edits = [(version, edit) for version, edit in document.edits if version > snapshot.version]
-        return self.put_summary(document.folder, analysis.summary)
+        return self._put_summary(document.folder, analysis.summary)
 
-    def put_summary(self, folder: Folder, summary: Summary) -> bool:
-        if folder.index.summary(summary.path) == summary:
+    def _put_summary(self, folder: Folder, summary: Summary) -> bool:
+        """Put a document's summary in its folder's index; True when its rubrics changed."""
+        was = folder.index.summary(summary.path)
+        if was == summary:
             return False
         folder.index = folder.index.put(summary)
-        return True
+        return isinstance(summary, RubricSummary) or isinstance(was, RubricSummary)
 
     def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
         """Files changed on disk (a whole walk's at once); open documents stay the truth for their
