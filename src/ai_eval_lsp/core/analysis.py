@@ -447,6 +447,74 @@ def at_after(
     return Peeked(At((*path, *inner.path), inner.node, inner.key, inner.on_key, node.value))
 
 
+@dataclass(frozen=True, slots=True)
+class Before:
+    """Where a cursor was in the last good reading of the one item the edits since broke."""
+
+    lines: LineIndex
+    """The text of that reading."""
+    line: int
+    column: int
+
+
+def before_broken(
+    previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
+) -> Before | None:
+    """Where a cursor in `lines.text` (`previous.text` with `edits` applied) was in `previous`,
+    when the edits stay inside one item, `previous` read it and its YAML does not read now (a
+    keystroke that broke it): completion and hover right after such a keystroke answer from that
+    reading, where the full analysis has no tree (issue 28). None otherwise, and for a cursor
+    inside the text the edits put in."""
+    layout = previous.layout
+    if not edits or layout is None or previous.tree is None or layout.broken is not None:
+        return None
+    edit = merged(edits, lines.text)
+    edited = _edited_item(previous, layout, edit, lines.text)
+    if edited is None or not isinstance(_read_node(layout, edited[0], edited[1]), Exception):
+        return None
+    offset = lines.starts[min(line, lines.line_count - 1)] + column
+    put_in = edit.start + len(edit.inserted)
+    if edit.start < offset < put_in:
+        return None
+    was = offset if offset <= edit.start else offset - len(edit.inserted) + edit.removed
+    text = lines.replace(edit.start, put_in, previous.text[edit.start : edit.start + edit.removed])
+    number = bisect_right(text.starts, was) - 1
+    return Before(text, number, was - text.starts[number])
+
+
+def at_before(
+    previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
+) -> Peeked | None:
+    """What was under a cursor in the last good reading of the item the edits broke
+    (`before_broken`), placed where `lines.text` has it; None where `before_broken` is."""
+    before = before_broken(previous, edits, lines, line, column)
+    if before is None:
+        return None
+    at = previous.at(before.line, before.column)
+    if at is None:
+        return Peeked(None)
+    edit = merged(edits, lines.text)
+
+    def placed(node: Node) -> Node:
+        """A copy of a node at its place in `lines.text` (what it holds is shared, unmoved)."""
+        start, end = _after_edit(node.start_index, edit, True), _after_edit(node.end_index, edit, False)
+        first, last = (bisect_right(lines.starts, offset) - 1 for offset in (start, end))
+        return _moved_ends(
+            node, 0, 0, (last, end - lines.starts[last], end), (first, start - lines.starts[first], start)
+        )
+
+    key = placed(at.key) if at.key is not None else None
+    return Peeked(At(at.path, placed(at.node), key, at.on_key, at.item))
+
+
+def _after_edit(offset: int, edit: Edit, starts: bool) -> int:
+    """Where an offset of the text before an edit is after it (inside what it removed: its end);
+    what `starts` where the edit put text in starts after that text."""
+    if offset < edit.start or (offset == edit.start and not starts):
+        return offset
+    return max(offset - edit.removed, edit.start) + len(edit.inserted)
+
+
 def _nodes_of_at(at: At) -> tuple[Node, ...]:
     return (at.node,) if at.key is None else (at.node, at.key)
 
@@ -776,12 +844,19 @@ def _text_end(text: LineIndex) -> tuple[int, int, int]:
     return last, len(text.line(last)), len(text.text)
 
 
-def _moved_ends(node: Node, lines: int, offset: int, ends: tuple[int, int, int] | None) -> Node:
-    """A copy of a node (not its children) whose end is moved, or put at `ends`."""
+def _moved_ends(
+    node: Node,
+    lines: int,
+    offset: int,
+    ends: tuple[int, int, int] | None,
+    starts: tuple[int, int, int] | None = None,
+) -> Node:
+    """A copy of a node (not its children) whose end is moved, or put at `ends` (and its start
+    at `starts`)."""
     copied = Node.__new__(Node)
     copied.value, copied.style = node.value, node.style
     copied.entries, copied.items = node.entries, node.items
-    copied.line, copied.column, copied.start_index = node.line, node.column, node.start_index
+    copied.line, copied.column, copied.start_index = starts or (node.line, node.column, node.start_index)
     copied.end_line, copied.end_column, copied.end_index = ends or (
         node.end_line + lines,
         node.end_column,

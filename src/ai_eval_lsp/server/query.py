@@ -6,15 +6,17 @@ and never call each other; nothing here changes the session."""
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ai_eval_lsp.core.analysis import Analysis, at_after
+from ai_eval_lsp.core.analysis import Analysis, Before, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
@@ -26,7 +28,7 @@ from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.folders import Folders
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, Session, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot, path_of, uri_of
 
 LOAD_WAIT = 60.0
 """How long a request waits for the workspace's projects to load before it says what is loading."""
@@ -139,27 +141,44 @@ async def settled(server: Server, uri: str) -> DocumentQuery | None:
     return query_of(document) if document is not None else None
 
 
+def _since_analysis(server: Server, uri: str) -> tuple[OpenDocument, Snapshot, Analysis] | None:
+    """An open document edited since its last analysis (of the same role): the document, its
+    snapshot now (its text, and the edits since) and that analysis."""
+    document = server.session.documents.get(uri)
+    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
+    previous = snapshot.previous if snapshot is not None else None
+    if document is None or snapshot is None or previous is None or previous.role != snapshot.role:
+        return None
+    return document, snapshot, previous
+
+
 async def under_cursor(
     server: Server, uri: str, position: types.Position
 ) -> tuple[DocumentQuery, At | None] | None:
     """An open rubric or cases file as it is now and what is under a cursor in it: at once where
     the edits since its analysis stay inside one check or case (`at_after`: hover right after a
-    keystroke, before the debounce lets the analysis run), else once it is analysed."""
-    document = server.session.documents.get(uri)
-    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
-    previous = snapshot.previous if snapshot is not None else None
-    if (
-        document is not None
-        and snapshot is not None
-        and previous is not None
-        and previous.role == snapshot.role
-    ):
+    keystroke, before the debounce lets the analysis run; `at_before` where they broke its
+    YAML), else once it is analysed."""
+    edited = _since_analysis(server, uri)
+    if edited is not None:
+        document, snapshot, previous = edited
         line, column = from_position(server, document, position)
-        peeked = at_after(previous, snapshot.edits, snapshot.lines, line, column)
-        if peeked is not None:
-            return query_of(document), peeked.at
+        for peek in (at_after, at_before):
+            peeked = peek(previous, snapshot.edits, snapshot.lines, line, column)
+            if peeked is not None:
+                return query_of(document), peeked.at
     analysed = await current(server, uri)
     return (analysed, at_position(server, analysed, position)) if analysed is not None else None
+
+
+def before_broken_item(server: Server, uri: str, line: int, column: int) -> Before | None:
+    """Where a cursor was in the last good reading of the check or case the edits since the
+    document's analysis broke (`analysis.before_broken`)."""
+    edited = _since_analysis(server, uri)
+    if edited is None:
+        return None
+    _, snapshot, previous = edited
+    return before_broken(previous, snapshot.edits, snapshot.lines, line, column)
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -218,27 +237,40 @@ def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, s
 # --- diagnostics ---------------------------------------------------------------------------------
 
 
-Converted = dict[int, tuple[Problem, types.Diagnostic]]
+Converted = dict[int, tuple[Problem, types.Diagnostic, str]]
 
 _CONVERTED: WeakKeyDictionary[OpenDocument, tuple[Converted, Converted]] = WeakKeyDictionary()
-"""Each open document's problems as converted the last two times. An update after an edit inside
-one item keeps the very problem objects of the other items, on lines that did not change
-(`core/items.py`): those are not converted again (a 10,000-check rubric has thousands of them),
-nor after a keystroke that broke the YAML for a moment and the next that mended it."""
+"""Each open document's problems as converted (and written as JSON) the last two times. An update
+after an edit inside one item keeps the very problem objects of the other items, on lines that
+did not change (`core/items.py`): those are not converted nor written again (a 10,000-check
+rubric has thousands of them), nor after a keystroke that broke the YAML for a moment and the
+next that mended it."""
+
+_LSP = get_converter()
 
 
-def diagnostics(server: Server, document: OpenDocument) -> list[types.Diagnostic]:
+class Diagnostics(list[types.Diagnostic]):
+    """A document's diagnostics, with their JSON array (`json`), as sent."""
+
+    json: str
+
+
+def diagnostics(server: Server, document: OpenDocument) -> Diagnostics:
     """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
     last, before = _CONVERTED.get(document, ({}, {}))
     converted: Converted = {}
-    found: list[types.Diagnostic] = []
+    found = Diagnostics()
+    written: list[str] = []
     for problem in server.session.problems(document):
         kept = last.get(id(problem)) or before.get(id(problem))
         if kept is None or kept[0] is not problem:
-            kept = (problem, diagnostic(server, document, problem))
+            made = diagnostic(server, document, problem)
+            kept = (problem, made, json.dumps(_LSP.unstructure(made)))
         converted[id(problem)] = kept
         found.append(kept[1])
+        written.append(kept[2])
     _CONVERTED[document] = (converted, last)
+    found.json = f"[{', '.join(written)}]"
     return found
 
 

@@ -350,9 +350,8 @@ class Session:
     # --- the one path that commits --------------------------------------------------------------
 
     def commit(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> bool:
-        """Make an analysis the document's latest; True when what other files see of it changed
-        so that their diagnostics may have (a rubric's summary: no problem reads a cases
-        file's). One of a document since closed (or moved to another
+        """Make an analysis the document's latest; True when what other files' problems read of it
+        changed, so that their diagnostics may have (`_read_by_others`). One of a document since closed (or moved to another
         folder: it is another `OpenDocument` then), older than what is committed, or of an older
         project: dropped."""
         if (
@@ -368,12 +367,13 @@ class Session:
         return self._put_summary(document.folder, analysis.summary)
 
     def _put_summary(self, folder: Folder, summary: Summary) -> bool:
-        """Put a document's summary in its folder's index; True when its rubrics changed."""
+        """Put a document's summary in its folder's index; True when what the problems of other
+        files read of its rubrics changed."""
         was = folder.index.summary(summary.path)
         if was == summary:
             return False
         folder.index = folder.index.put(summary)
-        return isinstance(summary, RubricSummary) or isinstance(was, RubricSummary)
+        return _read_by_others(was) != _read_by_others(summary)
 
     def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
         """Files changed on disk (a whole walk's at once); open documents stay the truth for their
@@ -395,3 +395,20 @@ class Session:
         if document.analysis is None:
             return []
         return document.analysis.problems_in(document.folder.rubrics_for_lints)
+
+
+def _read_by_others(summary: Summary | None) -> tuple[object, ...] | None:
+    """What other files' problems read of a summary: a rubric's identity, composites and sources
+    and where they are written (not its check ids or kinds: typing a check's id in a rubric
+    changes no other file's problems); nothing of a cases file's."""
+    if not isinstance(summary, RubricSummary):
+        return None
+    return (
+        summary.id,
+        summary.version,
+        summary.id_span,
+        summary.composites,
+        summary.sources,
+        summary.unreadable,
+        summary.lines,
+    )
