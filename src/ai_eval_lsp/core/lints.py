@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -45,8 +46,10 @@ _FLAGS = {
 _NUMERIC_MODES = ("weighted_avg", "min", "max", "median")
 
 
+@lru_cache(maxsize=4096)
 def compile_pattern(pattern: str, flags: str) -> regex.Pattern[str]:
-    """Compile a regex check's pattern as the runtime does; raises `regex.error`."""
+    """Compile a regex check's pattern as the runtime does; raises `regex.error`. Kept: a big
+    rubric repeats its patterns, and `regex`'s own cache is small."""
     value = regex.V0
     for flag in flags:
         value |= _FLAGS.get(flag, 0)

@@ -13,7 +13,6 @@ from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ai_eval_lsp.core.analysis import Analysis, Before, at_after, at_before, before_broken
@@ -27,6 +26,7 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.folders import Folders
+from ai_eval_lsp.server.pygls_adapter import Written
 from ai_eval_lsp.server.scheduler import Scheduler
 from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot, path_of, uri_of
 
@@ -237,60 +237,63 @@ def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, s
 # --- diagnostics ---------------------------------------------------------------------------------
 
 
-Converted = dict[int, tuple[Problem, types.Diagnostic, str]]
+Converted = dict[int, tuple[Problem, str]]
 
 _CONVERTED: WeakKeyDictionary[OpenDocument, tuple[Converted, Converted]] = WeakKeyDictionary()
-"""Each open document's problems as converted (and written as JSON) the last two times. An update
-after an edit inside one item keeps the very problem objects of the other items, on lines that
-did not change (`core/items.py`): those are not converted nor written again (a 10,000-check
-rubric has thousands of them), nor after a keystroke that broke the YAML for a moment and the
-next that mended it."""
-
-_LSP = get_converter()
+"""Each open document's problems as written the last two times (LSP diagnostics as JSON). An
+update after an edit inside one item keeps the very problem objects of the other items, on lines
+that did not change (`core/items.py`): those are not written again (a 10,000-check rubric has
+thousands of them), nor after a keystroke that broke the YAML for a moment and the next that
+mended it."""
 
 
-class Diagnostics(list[types.Diagnostic]):
-    """A document's diagnostics, with their JSON array (`json`), as sent."""
-
-    json: str
-
-
-def diagnostics(server: Server, document: OpenDocument) -> Diagnostics:
-    """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
+def diagnostics(server: Server, document: OpenDocument) -> Written:
+    """Every problem of a document as LSP diagnostics (a JSON array), against its folder's index
+    as it is now."""
     last, before = _CONVERTED.get(document, ({}, {}))
     converted: Converted = {}
-    found = Diagnostics()
     written: list[str] = []
     for problem in server.session.problems(document):
         kept = last.get(id(problem)) or before.get(id(problem))
         if kept is None or kept[0] is not problem:
-            made = diagnostic(server, document, problem)
-            kept = (problem, made, json.dumps(_LSP.unstructure(made)))
+            kept = (problem, json.dumps(diagnostic(server, document, problem)))
         converted[id(problem)] = kept
-        found.append(kept[1])
-        written.append(kept[2])
+        written.append(kept[1])
     _CONVERTED[document] = (converted, last)
-    found.json = f"[{', '.join(written)}]"
+    return Written(f"[{', '.join(written)}]")
+
+
+def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> dict[str, Any]:
+    """A problem as an LSP `Diagnostic`, in JSON's terms (written straight: tens of thousands of
+    them through lsprotocol's classes and converter took a second)."""
+    found: dict[str, Any] = {
+        "range": _range(to_range(server, document, problem.span)),
+        "message": problem.message,
+        "severity": int(problem.severity),
+        "code": problem.code,
+        "source": names.SOURCE,
+    }
+    if problem.data:
+        found["data"] = problem.data
+    if problem.related:
+        found["relatedInformation"] = [
+            {
+                "location": {"uri": place.uri, "range": _range(place.range)},
+                "message": other.message,
+            }
+            for other in problem.related
+            for place in [
+                location(server, document.folder.root, document.folder.index, other.path, other.span)
+            ]
+        ]
     return found
 
 
-def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> types.Diagnostic:
-    related = [
-        types.DiagnosticRelatedInformation(
-            location(server, document.folder.root, document.folder.index, other.path, other.span),
-            other.message,
-        )
-        for other in problem.related
-    ]
-    return types.Diagnostic(
-        range=to_range(server, document, problem.span),
-        message=problem.message,
-        severity=types.DiagnosticSeverity(int(problem.severity)),
-        code=problem.code,
-        source=names.SOURCE,
-        data=problem.data or None,
-        related_information=related or None,
-    )
+def _range(where: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": where.start.line, "character": where.start.character},
+        "end": {"line": where.end.line, "character": where.end.character},
+    }
 
 
 # --- kinds and schema ----------------------------------------------------------------------------
