@@ -1,15 +1,22 @@
-"""Typing in big documents (issue 20): what an edit costs in a 10,000-check rubric and in cases
-files of 500 and 2,000 cases of ~2 KB recorded responses, against a full analysis of each.
+"""Typing in big documents (issues 20 and 28): what an edit costs in a 10,000-check rubric and in
+cases files of 500 and 2,000 cases of ~2 KB recorded responses, against a full analysis of each,
+beside the figures of the code before issue 28 (`BEFORE`).
 
 keystroke -> diagnostics: incremental one-character edits inside one item, debounce off
 (AI_EVAL_LSP_DEBOUNCE_MS=0), each timed until the diagnostics of its version arrive; then the same
 while typing a quoted string character by character (every keystroke but the last leaves the
-YAML invalid). Completion and hover: asked right after a keystroke, with the default debounce
-(before it would fire). The full analysis: `analyse()` of the whole text, in process.
+YAML invalid). Then check ids typed in the rubric (one renamed, then a new check's), and a
+keystroke in a case of a 2,000-case file whose rubric is that rubric (1,667 `target_match`
+checks read each case's question). Completion and hover: asked right after a keystroke, with the
+default debounce (before it would fire); then right after one more space is typed before a key
+inside a check of a 1,000-check rubric, which leaves the YAML unreadable. The full analysis:
+`analyse()` of the whole text (and its problems against the workspace), in process.
 
-`--first` also opens a valid ~10 MB rubric (66,000 checks of mixed kinds) and prints the time to
-its first diagnostics and the server's peak RSS, then the same for `ai-eval-lsp check`;
-`--first-only` measures that alone.
+`--first` also opens a valid ~10 MB rubric (66,000 checks of mixed kinds) and a realistic one
+(66,650 checks of the 14 kinds with descriptions, metadata, tags and emoji, whose composites name
+rubrics that do not exist: ~38,000 diagnostics) and prints the time to each one's first
+diagnostics, to those with the workspace's problems, and the server's peak RSS, then the same
+for `ai-eval-lsp check`; `--first-only` measures those alone.
 
 Median and 95th percentile. On a shared machine figures move a lot: run it several times.
 Run: .venv/bin/python bench/bench_big_documents.py [--repeat 40] [--first | --first-only]
@@ -269,10 +276,29 @@ def _peak_kb(pid: int) -> int:
 
 
 BEFORE = {
-    ("rubric, 10,000 checks", "keystroke -> diagnostics (renaming a check's id)"): (0, 0),
+    ("rubric, 10,000 checks", "keystroke -> diagnostics (plain)"): (40.0, 45.6),
+    ("rubric, 10,000 checks", "keystroke -> diagnostics (quoted)"): (25.3, 27.9),
+    ("cases, 500 x 2 KB", "keystroke -> diagnostics (plain)"): (11.2, 13.7),
+    ("cases, 500 x 2 KB", "keystroke -> diagnostics (quoted)"): (12.0, 19.7),
+    ("cases, 2,000 x 2 KB", "keystroke -> diagnostics (plain)"): (10.7, 17.6),
+    ("cases, 2,000 x 2 KB", "keystroke -> diagnostics (quoted)"): (34.1, 40.0),
+    ("rubric, 10,000 checks", "keystroke -> diagnostics (renaming a check's id)"): (49.0, 67.0),
+    ("rubric, 10,000 checks", "keystroke -> diagnostics (typing a new check's id)"): (58.9, 73.9),
+    ("cases, 2,000 x 2 KB of it", "keystroke -> diagnostics"): (4630.1, 8404.9),
+    ("rubric, 10,000 checks", "completion right after a keystroke"): (9.2, 54.3),
+    ("rubric, 10,000 checks", "hover right after a keystroke"): (10.5, 122.6),
+    ("cases, 500 x 2 KB", "completion right after a keystroke"): (1.1, 2.8),
+    ("cases, 500 x 2 KB", "hover right after a keystroke"): (1.5, 2.8),
+    ("cases, 2,000 x 2 KB", "completion right after a keystroke"): (3.4, 57.2),
+    ("cases, 2,000 x 2 KB", "hover right after a keystroke"): (5.1, 30.2),
+    ("rubric, 1,000 checks", "completion after a keystroke breaking the YAML"): (105.1, 331.2),
+    ("rubric, 1,000 checks", "hover after a keystroke breaking the YAML"): (452.5, 711.1),
 }
-"""Figures of the code before issue 28 (median, p95 in ms): this bench run with PYTHONPATH set to
-a copy of the `src` of commit b91d404 (`git archive b91d404 src | tar -x -C DIR`)."""
+"""Figures of the code before issue 28 (median, p95 in ms, --repeat 15, load 2.0-4.7): this bench
+run with PYTHONPATH set to a copy of the `src` of commit b91d404 (`git archive b91d404 src | tar
+-x -C DIR`). Its first diagnostics, the same run: the valid rubric 10.28 s and 349 MB in the server
+(the walk's summary and the analysis competing), `check` 3.81 s and 291 MB; the realistic one
+6.49 s and 598 MB, `check` 7.80 s and 499 MB."""
 
 
 def main() -> None:
