@@ -30,4 +30,4 @@ def register(server: AiEvalServer) -> None:
         if not ls.session.sent(document, items) and params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         result_id = str(document.result_id)
-        return Written(f'{{"items": {items.json}, "kind": "full", "resultId": {json.dumps(result_id)}}}')
+        return items.within('{"items": ', f', "kind": "full", "resultId": {json.dumps(result_id)}}}')

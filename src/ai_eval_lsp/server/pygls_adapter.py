@@ -50,9 +50,15 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """A value as JSON text already (ASCII: `json.dumps`'s default), sent as it is."""
+    """A value as JSON text already (ASCII: `json.dumps`'s default), in parts sent one after the
+    other as they are: a 10 MB rubric's diagnostics are one part of ~13 MB, never copied into a
+    message."""
 
-    json: str
+    parts: tuple[str, ...]
+
+    def within(self, before: str, after: str) -> Written:
+        """This value between two more parts (a message around it)."""
+        return Written((before, *self.parts, after))
 
 
 class AiEvalProtocol(LanguageServerProtocol):
@@ -111,26 +117,26 @@ class AiEvalProtocol(LanguageServerProtocol):
 
     def notify_written(self, method: str, params: Written) -> None:
         """A notification whose params' JSON is written already."""
-        self._write(f'{{"method": {json.dumps(method)}, "params": {params.json}, "jsonrpc": "2.0"}}')
+        self._write(params.within(f'{{"method": {json.dumps(method)}, "params": ', ', "jsonrpc": "2.0"}'))
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         if error is None and isinstance(result, Written):
             self._result_types.pop(msg_id, None)
-            self._write(f'{{"id": {json.dumps(msg_id)}, "result": {result.json}, "jsonrpc": "2.0"}}')
+            self._write(result.within(f'{{"id": {json.dumps(msg_id)}, "result": ', ', "jsonrpc": "2.0"}'))
             return
         super()._send_response(msg_id, result, error)
 
-    def _write(self, body: str) -> None:
-        """Send one message's JSON (ASCII, as `json.dumps` writes it), framed as pygls frames it."""
+    def _write(self, message: Written) -> None:
+        """Send one message, framed as pygls frames its own."""
         if self.writer is None:
             log.error("no transport to send a message on")
             return
-        header = (
-            f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
-            if self._include_headers
-            else ""
-        )
-        self.writer.write((header + body).encode(self.CHARSET))  # stdio's writers: synchronous
+        if self._include_headers:
+            length = sum(map(len, message.parts))  # ASCII: as many bytes as characters
+            header = f"Content-Length: {length}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            self.writer.write(header.encode(self.CHARSET))
+        for part in message.parts:  # stdio's writers: synchronous
+            self.writer.write(part.encode(self.CHARSET))
 
     def _forward(self, method: str, params: Any) -> None:
         handler = self.fm.features.get(method)

@@ -260,7 +260,7 @@ def diagnostics(server: Server, document: OpenDocument) -> Written:
         converted[id(problem)] = kept
         written.append(kept[1])
     _CONVERTED[document] = (converted, last)
-    return Written(f"[{', '.join(written)}]")
+    return Written(("[", ", ".join(written), "]"))
 
 
 def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> dict[str, Any]:

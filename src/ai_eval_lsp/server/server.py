@@ -19,7 +19,7 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
-from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, Written, serve_stdio
+from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, serve_stdio
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.scheduler import Scheduler
 from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
@@ -108,8 +108,11 @@ class AiEvalServer(LanguageServer):
                 continue  # its own commit publishes it
             items = query.diagnostics(self, document)
             if self.session.sent(document, items) or always:
-                params = f'{{"uri": {json.dumps(document.uri)}, "diagnostics": {items.json}, "version": {document.version}}}'
-                self.written.notify_written(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, Written(params))
+                params = items.within(
+                    f'{{"uri": {json.dumps(document.uri)}, "diagnostics": ',
+                    f', "version": {document.version}}}',
+                )
+                self.written.notify_written(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
     def _refresh_soon(self) -> None:
         """A moment from now (a client pulls a document it edits by itself, and the pull in flight
