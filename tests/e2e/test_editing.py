@@ -151,6 +151,11 @@ async def test_completion_and_hover_right_after_a_keystroke_that_breaks_the_yaml
     await diagnostics(client, doc, 3)  # its last good reading: the YAML as it was
     edit(client, doc, 4, (5, 4), (5, 4), " ")
     assert (await hover_text(client, doc, 5, 7)).startswith("**Pattern** (`pattern`)")
+    # Once the broken text is analysed too (its syntax error reported), and typed on.
+    assert [d.code for d in await diagnostics(client, doc, 4)] == ["yaml-syntax"]
+    edit(client, doc, 5, (5, 5), (5, 5), "x")
+    assert "must_match" in await completion_labels(client, doc, 5, 6)
+    assert (await hover_text(client, doc, 5, 8)).startswith("**Pattern** (`pattern`)")
 
 
 LINE_BREAKS_TO_YAML_11 = ["\u2028", "\u2029", "\x85"]

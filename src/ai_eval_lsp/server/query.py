@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -15,7 +16,7 @@ from weakref import WeakKeyDictionary
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ai_eval_lsp.core.analysis import Analysis, Before, at_after, at_before, before_broken
+from ai_eval_lsp.core.analysis import Analysis, Before, Edit, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
@@ -152,6 +153,17 @@ def _since_analysis(server: Server, uri: str) -> tuple[OpenDocument, Snapshot, A
     return document, snapshot, previous
 
 
+def _last_read(server: Server, uri: str) -> tuple[OpenDocument, Analysis, Sequence[Edit]] | None:
+    """An open document's last analysis that read its tree, and the edits since: the one kept
+    while its analyses since read none (`OpenDocument.readable`), else its last analysis."""
+    document = server.session.documents.get(uri)
+    if document is not None and document.readable is not None:
+        analysis, edits = document.readable
+        return document, analysis, tuple(edits)
+    edited = _since_analysis(server, uri)
+    return (edited[0], edited[2], edited[1].edits) if edited is not None else None
+
+
 async def under_cursor(
     server: Server, uri: str, position: types.Position
 ) -> tuple[DocumentQuery, At | None] | None:
@@ -163,10 +175,15 @@ async def under_cursor(
     if edited is not None:
         document, snapshot, previous = edited
         line, column = from_position(server, document, position)
-        for peek in (at_after, at_before):
-            peeked = peek(previous, snapshot.edits, snapshot.lines, line, column)
-            if peeked is not None:
-                return query_of(document), peeked.at
+        peeked = at_after(previous, snapshot.edits, snapshot.lines, line, column)
+        if peeked is not None:
+            return query_of(document), peeked.at
+    read = _last_read(server, uri)
+    if read is not None:
+        document, previous, edits = read
+        peeked = at_before(previous, edits, document.lines, *from_position(server, document, position))
+        if peeked is not None:
+            return query_of(document), peeked.at
     analysed = await current(server, uri)
     return (analysed, at_position(server, analysed, position)) if analysed is not None else None
 
@@ -174,11 +191,11 @@ async def under_cursor(
 def before_broken_item(server: Server, uri: str, line: int, column: int) -> Before | None:
     """Where a cursor was in the last good reading of the check or case the edits since the
     document's analysis broke (`analysis.before_broken`)."""
-    edited = _since_analysis(server, uri)
-    if edited is None:
+    read = _last_read(server, uri)
+    if read is None:
         return None
-    _, snapshot, previous = edited
-    return before_broken(previous, snapshot.edits, snapshot.lines, line, column)
+    document, previous, edits = read
+    return before_broken(previous, edits, document.lines, line, column)
 
 
 def project_of(document: DocumentQuery) -> Project:

@@ -123,6 +123,9 @@ class OpenDocument:
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
+    readable: tuple[Analysis, list[Edit]] | None = None
+    """While its analyses read no tree (a keystroke broke its YAML): the last that did, and the
+    edits since, for completion and hover (`analysis.before_broken`)."""
 
     @property
     def text(self) -> str:
@@ -299,6 +302,8 @@ class Session:
         document.lines, document.version = lines, version
         if document.role is not None:  # a document never analysed keeps none
             document.edits += [(version, edit) for edit in edits]
+        if document.readable is not None:
+            document.readable[1].extend(edits)
 
     def classify(self, document: OpenDocument) -> bool:
         """Decide the document's role anew (its modeline may have been typed); True if it changed.
@@ -310,7 +315,7 @@ class Session:
         if document.role is not None:
             self._restore_disk(document)
         document.role, document.analysis, document.analysis_version = role, None, -1
-        document.published, document.edits = None, []
+        document.published, document.edits, document.readable = None, [], None
         return True
 
     def close(self, uri: str) -> OpenDocument | None:
@@ -361,6 +366,16 @@ class Session:
             or snapshot.generation != document.folder.generation
         ):
             return False
+        last = document.analysis
+        if analysis.tree is not None:
+            document.readable = None
+        elif (
+            document.readable is None
+            and last is not None
+            and last.tree is not None
+            and last.role == analysis.role
+        ):
+            document.readable = (last, [edit for _, edit in document.edits])
         document.analysis, document.analysis_version = analysis, snapshot.version
         document.analysis_generation = snapshot.generation
         document.edits = [(version, edit) for version, edit in document.edits if version > snapshot.version]
