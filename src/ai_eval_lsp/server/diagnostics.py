@@ -26,8 +26,8 @@ def register(server: AiEvalServer) -> None:
         if document is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         items = query.diagnostics(ls, document)
+        changed = ls.session.sent(document, items)  # a new result id when they changed
         result_id = str(document.result_id)
-        if not ls.session.sent(document, items) and params.previous_result_id == result_id:
+        if not changed and params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        result_id = str(document.result_id)
         return items.within('{"items": ', f', "kind": "full", "resultId": {json.dumps(result_id)}}}')
