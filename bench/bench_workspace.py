@@ -6,6 +6,9 @@ In a generated Drupal project of ~32,000 files (bench_drupal's tree: `vendor/`, 
   seed rubric opened, until its diagnostics arrive (cold: no discovery cache; warm: with it);
 - `ai-eval-lsp check FILE` run from `/` (a new process each time, as CI and a pre-commit hook run it),
   cold (no cache: discovery and the walk read everything) and warm.
+In a Drupal-like tree of ~32,000 files with no project marker at its root (the generated project
+without its `composer.json`, small YAML files in `vendor/` beside the PHP ones): start to first
+diagnostics, warm, as above.
 In a folder of 2,000 rubrics, indexed in the background after start: hover and completion asked
 all the while, and how long indexing took.
 
@@ -66,6 +69,22 @@ def first_diagnostics(folder: Path, rubric: Path, cache: Path) -> float:
     assert message["params"]["diagnostics"] == [], message  # the PHP kind is known from the first
     client.close()
     return elapsed
+
+
+def unmarked(project: Path) -> int:
+    """The generated project made a tree with no marker at its root, its `vendor/` packages full
+    of small YAML files too; returns how many files it holds."""
+    files = generate(project)
+    (project / "composer.json").unlink()
+    packages = sorted(project.glob("vendor/*/*"))
+    for number, package in enumerate(packages):
+        folder = package / "config"
+        folder.mkdir()
+        for index in range(18):
+            (folder / f"p{number}_{index}.yml").write_text(f"name: p{number}\nsettings: {{level: {index}}}\n")
+        for index in range(10):
+            (package / "src" / f"F{index}.php").unlink()
+    return files - 1 + 8 * len(packages)
 
 
 def check_file(project: Path, cache: Path) -> float:
@@ -143,6 +162,13 @@ def main() -> None:
         ][1:]
         print(f"start to first diagnostics, cold:  {summary(cold)}")
         print(f"start to first diagnostics, warm:  {summary(warm)}")
+        bare = root / "unmarked"
+        print(f"Drupal-like tree, no marker at its root: {unmarked(bare):,} files")
+        times = [
+            first_diagnostics(bare, bare / SEED_RUBRIC, root / "unmarked-cache")
+            for _ in range(args.repeat + 1)
+        ][1:]
+        print(f"start to first diagnostics, warm:  {summary(times)}")
         fresh = [check_file(project, root / f"check-cache-{run}") for run in range(args.repeat)]
         print(f"check FILE from /, cold:           {summary(fresh)}")
         checks = [check_file(project, root / "warm-cache") for _ in range(args.repeat + 1)][1:]

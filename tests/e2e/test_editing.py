@@ -133,6 +133,31 @@ async def test_hover_right_after_a_keystroke_reads_the_check_as_typed(client: La
     assert hover.startswith("**Values** (`values`)") and "to look for in the response" in hover
 
 
+async def test_completion_and_hover_right_after_a_keystroke_that_breaks_the_yaml(
+    client: LanguageClient,
+) -> None:
+    """One more space before a key inside a check leaves the YAML unreadable: completion and hover
+    answer from that check's last good reading, where the text has it now."""
+    text = (
+        'id: spaced\nversion: "1.0"\nchecks:\n  - id: one\n    kind: regex\n    pattern: x\n'
+        "  - id: two\n    kind: must_contain_any\n    values: [a]\nscoring: {combine: all_pass}\n"
+    )
+    doc = await open_document(client, "spaced.rubric.yaml", text)
+    await diagnostics(client, doc)
+    edit(client, doc, 2, (5, 4), (5, 4), " ")
+    labels = await completion_labels(client, doc, 5, 5)
+    assert "must_match" in labels and "values" not in labels  # a regex check's fields
+    edit(client, doc, 3, (5, 4), (5, 5), "")
+    await diagnostics(client, doc, 3)  # its last good reading: the YAML as it was
+    edit(client, doc, 4, (5, 4), (5, 4), " ")
+    assert (await hover_text(client, doc, 5, 7)).startswith("**Pattern** (`pattern`)")
+    # Once the broken text is analysed too (its syntax error reported), and typed on.
+    assert [d.code for d in await diagnostics(client, doc, 4)] == ["yaml-syntax"]
+    edit(client, doc, 5, (5, 5), (5, 5), "x")
+    assert "must_match" in await completion_labels(client, doc, 5, 6)
+    assert (await hover_text(client, doc, 5, 8)).startswith("**Pattern** (`pattern`)")
+
+
 LINE_BREAKS_TO_YAML_11 = ["\u2028", "\u2029", "\x85"]
 
 

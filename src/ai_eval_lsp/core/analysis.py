@@ -7,10 +7,11 @@ validates and lints that item alone (`core/items.py`); any other falls back to `
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.cursor import At, locate
@@ -27,21 +28,27 @@ from ai_eval_lsp.core.items import (
     moved_tree,
 )
 from ai_eval_lsp.core.lints import (
+    CheckId,
     Dispatch,
+    Kept,
     check_id,
     check_lints,
     lint_cases,
     lint_cases_workspace,
     lint_workspace,
     rubric_lints,
+    scoring_lints,
 )
 from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.validate import SchemaValidator
 from ai_eval_lsp.core.workspace import (
     CasesSummary,
+    CheckFacts,
     Role,
     RubricIndex,
+    RubricSummary,
     Summary,
     case_summary,
     cases_summary,
@@ -49,6 +56,7 @@ from ai_eval_lsp.core.workspace import (
     rubric_summary,
     summarize,
     summarize_cases,
+    with_check_changed,
 )
 from ai_eval_lsp.core.yamltree import (
     Entry,
@@ -90,6 +98,8 @@ class Analysis:
     problems: list[Problem]
     layout: Layout | None = None
     """Its items, for `update`; None when an edit must read the document whole."""
+    kept: Kept = field(default_factory=Kept)
+    """What its problems against the workspace were made of, kept by the analyses after it."""
 
     @property
     def root(self) -> Node | None:
@@ -123,10 +133,10 @@ class Analysis:
         if rubrics is None:
             return self.problems
         if isinstance(self.summary, CasesSummary):
-            found = self.problems + lint_cases_workspace(self.summary, rubrics)
+            across = lint_cases_workspace(self.summary, rubrics, self.kept)
         else:
-            found = self.problems + lint_workspace(self.summary, rubrics)
-        return sorted(found, key=Problem.sort_key)
+            across = lint_workspace(self.summary, rubrics, self.kept)
+        return sorted(self.problems + across, key=Problem.sort_key) if across else self.problems
 
 
 def analyse(
@@ -375,11 +385,12 @@ def update(previous: Analysis, edits: Sequence[Edit], rules: Rules, lines: LineI
 
     Takes `previous`'s items over: its tree is read again only through `root`."""
     text = lines.text
+    found = None
     if edits and previous.layout is not None:
         found = _item_update(previous, merged(edits, text), rules, lines)
-        if found is not None:
-            return found
-    return analyse(previous.role, previous.path, text, rules)
+    if found is None:
+        found = analyse(previous.role, previous.path, text, rules)
+    return replace(found, kept=previous.kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +445,74 @@ def at_after(
     if inner is None:
         return Peeked(At(path, node, None, False, node.value))
     return Peeked(At((*path, *inner.path), inner.node, inner.key, inner.on_key, node.value))
+
+
+@dataclass(frozen=True, slots=True)
+class Before:
+    """Where a cursor was in the last good reading of the one item the edits since broke."""
+
+    lines: LineIndex
+    """The text of that reading."""
+    line: int
+    column: int
+
+
+def before_broken(
+    previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
+) -> Before | None:
+    """Where a cursor in `lines.text` (`previous.text` with `edits` applied) was in `previous`,
+    when the edits stay inside one item, `previous` read it and its YAML does not read now (a
+    keystroke that broke it): completion and hover right after such a keystroke answer from that
+    reading, where the full analysis has no tree (issue 28). None otherwise, and for a cursor
+    inside the text the edits put in."""
+    layout = previous.layout
+    if not edits or layout is None or previous.tree is None or layout.broken is not None:
+        return None
+    edit = merged(edits, lines.text)
+    edited = _edited_item(previous, layout, edit, lines.text)
+    if edited is None or not isinstance(_read_node(layout, edited[0], edited[1]), Exception):
+        return None
+    offset = lines.starts[min(line, lines.line_count - 1)] + column
+    put_in = edit.start + len(edit.inserted)
+    if edit.start < offset < put_in:
+        return None
+    was = offset if offset <= edit.start else offset - len(edit.inserted) + edit.removed
+    text = lines.replace(edit.start, put_in, previous.text[edit.start : edit.start + edit.removed])
+    number = bisect_right(text.starts, was) - 1
+    return Before(text, number, was - text.starts[number])
+
+
+def at_before(
+    previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
+) -> Peeked | None:
+    """What was under a cursor in the last good reading of the item the edits broke
+    (`before_broken`), placed where `lines.text` has it; None where `before_broken` is."""
+    before = before_broken(previous, edits, lines, line, column)
+    if before is None:
+        return None
+    at = previous.at(before.line, before.column)
+    if at is None:
+        return Peeked(None)
+    edit = merged(edits, lines.text)
+
+    def placed(node: Node) -> Node:
+        """A copy of a node at its place in `lines.text` (what it holds is shared, unmoved)."""
+        start, end = _after_edit(node.start_index, edit, True), _after_edit(node.end_index, edit, False)
+        first, last = (bisect_right(lines.starts, offset) - 1 for offset in (start, end))
+        return _moved_ends(
+            node, 0, 0, (last, end - lines.starts[last], end), (first, start - lines.starts[first], start)
+        )
+
+    key = placed(at.key) if at.key is not None else None
+    return Peeked(At(at.path, placed(at.node), key, at.on_key, at.item))
+
+
+def _after_edit(offset: int, edit: Edit, starts: bool) -> int:
+    """Where an offset of the text before an edit is after it (inside what it removed: its end);
+    what `starts` where the edit put text in starts after that text."""
+    if offset < edit.start or (offset == edit.start and not starts):
+        return offset
+    return max(offset - edit.removed, edit.start) + len(edit.inserted)
 
 
 def _nodes_of_at(at: At) -> tuple[Node, ...]:
@@ -595,39 +674,110 @@ def _assembled(
         top_parsed=top_parsed,
         top_schema=top_schema,
     )
-    spliced = _spliced(previous, layout, *edited) if edited is not None else None
+    spliced = _spliced(previous, layout, lines, root, *edited) if edited is not None else None
     if spliced is not None:
-        return Analysis(layout.role, previous.path, lines.text, root, previous.summary, spliced, layout)
+        summary, problems, layout = spliced
+        return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
+    layout = replace(layout, tally=None)  # made again from the items when an id next changes
     found = list(layout.found())
     problems = top_parsed + flatten(item.parsed for item in found) + top_schema
     summary = _assemble(layout.role, previous.path, root, found, lines, problems, ())
     return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
 
 
+_ACROSS_CHECKS = frozenset({"duplicate-id", "unused-weight", "ignored-by-combine"})
+"""The codes of a rubric's rules across its checks (see `_across_checks`)."""
+
+
 def _spliced(
-    previous: Analysis, layout: Layout, number: int, before: Found, edit_lines: tuple[int, int]
-) -> list[Problem] | None:
-    """The problems after an edit that moved no line and left what the summary and the rules
-    across items take from the edited item (its id and facts) as they were: the previous
-    problems with the item's own replaced. None when that cannot be told so: a problem or the
-    summary places something on the edited lines, whose columns the edit may have moved."""
+    previous: Analysis,
+    layout: Layout,
+    lines: LineIndex,
+    root: Node,
+    number: int,
+    before: Found,
+    edit_lines: tuple[int, int],
+) -> tuple[Summary, list[Problem], Layout] | None:
+    """The summary, problems and layout after an edit that moved no line: the previous problems
+    with the item's own replaced; for a check whose id or facts changed, the summary's entries of
+    that check and the rules across checks of the ids it had and has too (`_across_checks`).
+    None when that cannot be told so: a problem or the summary places something on the edited
+    lines, whose columns the edit may have moved."""
     after = layout.items[number].found
-    if (after.check_id, after.facts) != (before.check_id, before.facts):
-        return None
     first, last = edit_lines
-    if any(first <= line <= last for line in previous.summary.lines):
+    summary = previous.summary
+    if any(first <= line <= last for line in summary.lines):
         return None
+    stale: list[Problem] = []
+    fresh: list[Problem] = []
+    if (after.check_id, after.facts) != (before.check_id, before.facts):
+        across = _across_checks(previous, layout, lines, root, number, before)
+        if across is None:
+            return None
+        summary, layout, stale, fresh = across
     own = {id(problem) for part in (before.parsed, before.schema, before.lints) for problem in part}
-    kept = [problem for problem in previous.problems if id(problem) not in own]
-    if len(kept) != len(previous.problems) - len(own):
+    gone = set(stale)
+    kept = [
+        problem
+        for problem in previous.problems
+        if id(problem) not in own and not (problem.code in _ACROSS_CHECKS and problem in gone)
+    ]
+    if len(kept) != len(previous.problems) - len(own) - len(stale):
         return None  # the previous problems are not those of this item's reading
     for problem in kept:
-        for span in (problem.span, *(related.span for related in problem.related)):
-            if first <= span.start.line <= last or first <= span.end.line <= last:
-                return None
-    kept += [*after.parsed, *after.schema, *after.lints]
-    kept.sort(key=Problem.sort_key)
-    return kept
+        if _touches(problem.span, first, last) or any(
+            _touches(related.span, first, last) for related in problem.related
+        ):
+            return None
+    for problem in (*after.parsed, *after.schema, *after.lints, *fresh):  # into the sorted others
+        insort(kept, problem, key=Problem.sort_key)
+    return summary, kept, layout
+
+
+def _touches(span: Span, first: int, last: int) -> bool:
+    """Whether a span starts or ends on one of the lines from `first` to `last`."""
+    start, end = span.start.line, span.end.line
+    return first <= start <= last or first <= end <= last
+
+
+def _across_checks(
+    previous: Analysis, layout: Layout, lines: LineIndex, root: Node, number: int, before: Found
+) -> tuple[Summary, Layout, list[Problem], list[Problem]] | None:
+    """After check `number`'s id or facts changed (and no line moved): the rubric's summary with
+    that check's entries replaced, the layout with its tally (`core/tally.py`) updated, and the
+    problems of the rules across checks that changed (those of its old and new id, and scoring's
+    when it names checks), as (summary, layout, stale problems, fresh problems). None for a
+    cases file."""
+    summary = previous.summary
+    if not isinstance(summary, RubricSummary) or not isinstance(before.facts, CheckFacts):
+        return None
+    after = layout.items[number].found
+    assert isinstance(after.facts, CheckFacts)
+    was = previous.layout
+    assert was is not None
+    tally = was.tally or Tally.of(
+        (found.check_id for found in was.found()),
+        (found.facts.kind if isinstance(found.facts, CheckFacts) else None for found in was.found()),
+    )
+
+    def where(other: int) -> CheckId:
+        found = layout.items[other].found_at(layout.lines[other]).check_id
+        assert found is not None, "a check the tally holds has an id"
+        return found
+
+    changed = tally.changed(
+        number, (before.check_id, after.check_id), (before.facts.kind, after.facts.kind), where
+    )
+    names = {found[0] for found in (before.check_id, after.check_id) if found is not None}
+    stale = [problem for name in names for problem in tally.repeated.get(name, ())]
+    fresh = [problem for name in names for problem in changed.repeated.get(name, ())]
+    scoring = root.at(("scoring",))
+    if names and scoring is not None and scoring.get("weights") is not None:  # they name checks
+        stale += scoring_lints(root, tally.in_order())
+        fresh += scoring_lints(root, changed.in_order())
+    earlier = (item.found.facts for item in layout.items[:number])
+    summary = with_check_changed(summary, earlier, before.facts, after.facts, changed.kinds, lines)  # type: ignore[arg-type]
+    return summary, replace(layout, tally=changed), stale, fresh
 
 
 def _lines_of(lines: LineIndex, start: int, end: int) -> tuple[int, int]:
@@ -669,8 +819,8 @@ def _root(layout: Layout, text: LineIndex) -> Node:
     for name, entry in old.entries.items():
         if name == container:
             sequence = _moved_ends(entry.value, lines, offset, ends)
-            sequence.items = [item.node for item in layout.items]
-            sequence.value = [item.node.value for item in layout.items]
+            sequence.items = list(map(_node, layout.items))
+            sequence.value = list(map(_value, sequence.items))
             entries[name], value[name] = Entry(entry.key, sequence), sequence.value
             after = True
         elif after and (lines or offset):
@@ -685,17 +835,28 @@ def _root(layout: Layout, text: LineIndex) -> Node:
     return root
 
 
+_node = attrgetter("node")
+_value = attrgetter("value")
+
+
 def _text_end(text: LineIndex) -> tuple[int, int, int]:
     last = text.line_count - 1
     return last, len(text.line(last)), len(text.text)
 
 
-def _moved_ends(node: Node, lines: int, offset: int, ends: tuple[int, int, int] | None) -> Node:
-    """A copy of a node (not its children) whose end is moved, or put at `ends`."""
+def _moved_ends(
+    node: Node,
+    lines: int,
+    offset: int,
+    ends: tuple[int, int, int] | None,
+    starts: tuple[int, int, int] | None = None,
+) -> Node:
+    """A copy of a node (not its children) whose end is moved, or put at `ends` (and its start
+    at `starts`)."""
     copied = Node.__new__(Node)
     copied.value, copied.style = node.value, node.style
     copied.entries, copied.items = node.entries, node.items
-    copied.line, copied.column, copied.start_index = node.line, node.column, node.start_index
+    copied.line, copied.column, copied.start_index = starts or (node.line, node.column, node.start_index)
     copied.end_line, copied.end_column, copied.end_index = ends or (
         node.end_line + lines,
         node.end_column,

@@ -38,7 +38,8 @@ class Context:
     """The other keys of the mapping the cursor is in, with their values."""
 
 
-def completion_context(text: str | LineIndex, line: int, column: int) -> Context | None:
+def completion_context(text: str | LineIndex, line: int, column: int, whole: bool = True) -> Context | None:
+    """The context at a cursor; without `whole`, from the excerpt alone (never the whole text)."""
     index = text if isinstance(text, LineIndex) else LineIndex(text)
     if line >= index.line_count:
         return None
@@ -60,7 +61,7 @@ def completion_context(text: str | LineIndex, line: int, column: int) -> Context
         # A block key's own value, after the cursor, is not part of the context.
         edited = prefix + f"{PLACEHOLDER}: 0" + ("" if block_key else rest)
         is_value = False
-    lines = [index.line(number) for number in range(index.line_count)] if _whole(index) else None
+    lines = [index.line(number) for number in range(index.line_count)] if whole and _whole(index) else None
     candidates = [_excerpt(index, line, edited)]
     if lines is not None:
         candidates += [[*lines[:line], edited, *lines[line + 1 :]], [*lines[:line], edited]]

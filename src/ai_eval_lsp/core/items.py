@@ -28,6 +28,7 @@ from typing import Any, overload
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.lints import CheckId
 from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
@@ -247,6 +248,8 @@ class Layout:
     """The item libyaml rejects, when the analysis reports its syntax error (`root` is older)."""
     numbered: tuple[int, ...] = field(default=())
     """The items a message of which names a line."""
+    tally: Tally | None = None
+    """A rubric's ids and kinds across its checks, once an edit changed one (items as they are)."""
 
     @property
     def container(self) -> str:

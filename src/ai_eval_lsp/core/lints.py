@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -45,8 +46,10 @@ _FLAGS = {
 _NUMERIC_MODES = ("weighted_avg", "min", "max", "median")
 
 
+@lru_cache(maxsize=4096)
 def compile_pattern(pattern: str, flags: str) -> regex.Pattern[str]:
-    """Compile a regex check's pattern as the runtime does; raises `regex.error`."""
+    """Compile a regex check's pattern as the runtime does; raises `regex.error`. Kept: a big
+    rubric repeats its patterns, and `regex`'s own cache is small."""
     value = regex.V0
     for flag in flags:
         value |= _FLAGS.get(flag, 0)
@@ -81,17 +84,20 @@ def rubric_lints(
             if earlier is None:
                 first[name] = line
             else:
-                problems.append(
-                    Problem(
-                        "duplicate-id",
-                        f"the check id `{name}` is already used at line {earlier + 1}; "
-                        "check ids must be unique in a rubric",
-                        Span.of(*found[1:]),
-                    )
-                )
+                problems.append(repeated_id(found, earlier))
         problems.extend(check_problems)
-    problems.extend(_lint_scoring(root, first))
+    problems.extend(scoring_lints(root, first))
     return problems
+
+
+def repeated_id(found: CheckId, first_line: int) -> Problem:
+    """The problem of a check whose id an earlier check, on `first_line`, holds."""
+    return Problem(
+        "duplicate-id",
+        f"the check id `{found[0]}` is already used at line {first_line + 1}; "
+        "check ids must be unique in a rubric",
+        Span.of(*found[1:]),
+    )
 
 
 def check_id(check: Node) -> CheckId | None:
@@ -185,7 +191,8 @@ def _pattern_span(node: Node, text: str, position: int | None) -> Span:
     return Span.of(node.span.start.line, column, node.span.start.line, column + 1)
 
 
-def _lint_scoring(root: Node, ids: Mapping[str, int]) -> Iterator[Problem]:
+def scoring_lints(root: Node, ids: Mapping[str, int]) -> Iterator[Problem]:
+    """The rules of `scoring`; `ids` are the check ids in the order they are first written."""
     scoring = root.at(("scoring",))
     if scoring is None or scoring.entries is None:
         return
@@ -222,7 +229,7 @@ def _lint_scoring(root: Node, ids: Mapping[str, int]) -> Iterator[Problem]:
         )
 
 
-def lint_workspace(summary: RubricSummary, index: RubricIndex) -> list[Problem]:
+def lint_workspace(summary: RubricSummary, index: RubricIndex, memo: Kept | None = None) -> list[Problem]:
     """The rules that need the other rubrics: duplicate identities and composite chains."""
     problems: list[Problem] = []
     duplicates = index.duplicates(summary)
@@ -240,10 +247,30 @@ def lint_workspace(summary: RubricSummary, index: RubricIndex) -> list[Problem]:
                 ),
             )
         )
+    # A rubric names a few rubrics, many times: each is judged once, each problem made once and
+    # kept for the analyses after this one (what they say changes with the workspace only).
+    judged: dict[str, Problem | None] = {}
+    kept = memo.by_composite if memo is not None else {}
+    made: dict[tuple[str, Span], Problem] = {}
     for composite in summary.composites:
-        problem = _composite_problem(summary, composite.ref, composite.span, index)
-        if problem is not None:
-            problems.append(problem)
+        ref = composite.ref
+        if ref not in judged:
+            judged[ref] = _composite_problem(summary, ref, composite.span, index)
+        problem = judged[ref]
+        if problem is None:
+            continue
+        key = (ref, composite.span)
+        same = kept.get(key)
+        if same is None or (same.code, same.message, same.related) != (
+            problem.code,
+            problem.message,
+            problem.related,
+        ):
+            same = replace(problem, span=composite.span)
+        made[key] = same
+        problems.append(same)
+    if memo is not None:
+        memo.by_composite = made
     return problems
 
 
@@ -396,7 +423,35 @@ def lint_cases(summary: CasesSummary) -> list[Problem]:
     return problems
 
 
-def lint_cases_workspace(summary: CasesSummary, index: RubricIndex) -> list[Problem]:
+@dataclass(eq=False, slots=True)
+class _Questioned:
+    """What one case's question holds of the paths its rubric reads, and its problems."""
+
+    question: Mapping[str, Any]
+    resolves: dict[str, bool]
+    problems: tuple[Problem, ...] = ()
+    made_for: object = None
+    """What `problems` were made for: the case's label and place, and what reads each path."""
+
+
+class Kept:
+    """What a document's problems against the workspace were made of last, kept by its analyses
+    one after the other (on the thread that asks for their problems): a cases file's questions
+    as checked against its rubric's sources, by question (the value its analyses share for
+    every case an edit did not touch), so that a keystroke in one case re-resolves that case and
+    an edited `source` that path in each case; a rubric's composites' problems, so that what did
+    not change is not made (nor sent) again."""
+
+    __slots__ = ("by_composite", "by_question")
+
+    def __init__(self) -> None:
+        self.by_question: dict[int, _Questioned] = {}
+        self.by_composite: dict[tuple[str, Span], Problem] = {}
+
+
+def lint_cases_workspace(
+    summary: CasesSummary, index: RubricIndex, memo: Kept | None = None
+) -> list[Problem]:
     """A cases file against the workspace: a rubric that exists, and questions that hold what
     its `target_match` checks (composites included) read."""
     if summary.rubric is None or summary.rubric_span is None:
@@ -413,22 +468,51 @@ def lint_cases_workspace(summary: CasesSummary, index: RubricIndex) -> list[Prob
                 related,
             )
         ]
+    readers: dict[str, list[tuple[str, str]]] = {}
+    for owner, label, path in _sources(rubric, index):
+        readers.setdefault(path, []).append((owner, label))
+    kept = memo.by_question if memo is not None else {}
+    checked: dict[int, _Questioned] = {}
     problems: list[Problem] = []
-    sources = _sources(rubric, index)
     for case in summary.cases:
-        if not isinstance(case.question, Mapping):
+        question = case.question
+        if not isinstance(question, Mapping):
             continue  # the schema reports it
-        for owner, label, path in sources:
-            if Services.resolve(path, case.question) is None:
-                problems.append(
-                    Problem(
-                        "unresolved-source",
-                        f"case `{case.label}`: the question has no string or list of strings at `{path}`, which "
-                        f"target_match check `{label}` of `{owner}` reads",
-                        case.question_span or case.head,
-                        {"path": path},
-                    )
+        known = kept.get(id(question))
+        if known is None or known.question is not question:
+            known = _Questioned(question, {})
+        checked[id(question)] = known
+        resolves = known.resolves
+        unresolved = []
+        for path in readers:
+            found = resolves.get(path)
+            if found is None:
+                found = resolves[path] = Services.resolve(path, question) is not None
+            if not found:
+                unresolved.append(path)
+        if not unresolved:
+            continue
+        made_for = (
+            case.label,
+            case.question_span or case.head,
+            [(path, readers[path]) for path in unresolved],
+        )
+        if known.made_for != made_for:
+            known.problems = tuple(
+                Problem(
+                    "unresolved-source",
+                    f"case `{case.label}`: the question has no string or list of strings at `{path}`, which "
+                    f"target_match check `{label}` of `{owner}` reads",
+                    case.question_span or case.head,
+                    {"path": path},
                 )
+                for path in unresolved
+                for owner, label in readers[path]
+            )
+            known.made_for = made_for
+        problems.extend(known.problems)
+    if memo is not None:
+        memo.by_question = checked
     return problems
 
 
@@ -443,5 +527,6 @@ def _sources(rubric: RubricSummary, index: RubricIndex) -> list[tuple[str, str, 
             continue
         seen.add(current.path)
         found += [(current.name, label, path) for label, path in current.sources]
-        pending += [hop for hop in (index.resolve(c.ref) for c in current.composites) if hop is not None]
+        refs = dict.fromkeys(c.ref for c in current.composites)  # a rubric names a few, many times
+        pending += [hop for hop in map(index.resolve, refs) if hop is not None]
     return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -211,14 +211,35 @@ def check_name(index: int, check: Any) -> str:
     return check_id if isinstance(check_id, str) and check_id else f"checks[{index}]"
 
 
-def _lines(source: str | LineIndex, spans: Iterable[Span | None]) -> dict[int, str]:
+def _lines(source: str | LineIndex, spans: Iterable[Span | None]) -> Mapping[int, str]:
     numbers = sorted({n for span in spans if span is not None for n in (span.start.line, span.end.line)})
     if not numbers:
         return {}
     if isinstance(source, LineIndex):
-        return {n: source.line(n) for n in numbers if n < source.line_count}
+        return _LinesOf(source, frozenset(n for n in numbers if n < source.line_count))
     lines = split_lines(source)
     return {n: lines[n] for n in numbers if n < len(lines)}
+
+
+class _LinesOf(Mapping[int, str]):
+    """Some lines of an open document's text, read when asked for: a keystroke in one case of a
+    2,000-case file need not copy 2,000 lines for its summary (the text is kept anyway)."""
+
+    __slots__ = ("_numbers", "_source")
+
+    def __init__(self, source: LineIndex, numbers: frozenset[int]) -> None:
+        self._source, self._numbers = source, numbers
+
+    def __getitem__(self, number: int) -> str:
+        if number not in self._numbers:
+            raise KeyError(number)
+        return self._source.line(number)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted(self._numbers))
+
+    def __len__(self) -> int:
+        return len(self._numbers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +322,42 @@ def rubric_summary(
         lines=_lines(text, [id_span, *(c.span for c in composites), *_unreadable_spans(unreadable)]),
         unreadable=unreadable,
     )
+
+
+def with_check_changed(
+    summary: RubricSummary,
+    earlier: Iterable[CheckFacts | None],
+    before: CheckFacts,
+    after: CheckFacts,
+    kinds: Iterable[str],
+    text: LineIndex,
+) -> RubricSummary:
+    """A rubric's summary after one check's facts went from `before` to `after` (no line moved);
+    `earlier` are the facts of the checks before it, `kinds` those its checks now use."""
+    ids = composites = sources = 0
+    for fact in earlier:
+        if fact is not None:
+            ids += fact.id is not None
+            composites += fact.composite is not None
+            sources += fact.source is not None
+    changed = _swapped(summary.composites, composites, before.composite, after.composite)
+    lines = summary.lines
+    if (before.composite and before.composite.span) != (after.composite and after.composite.span):
+        spans = [summary.id_span, *(c.span for c in changed), *_unreadable_spans(summary.unreadable)]
+        lines = _lines(text, spans)
+    return replace(
+        summary,
+        check_ids=_swapped(summary.check_ids, ids, before.id, after.id),
+        composites=changed,
+        sources=_swapped(summary.sources, sources, before.source, after.source),
+        kinds=frozenset(kinds),
+        lines=lines,
+    )
+
+
+def _swapped(values: tuple[Any, ...], at: int, old: Any, new: Any) -> tuple[Any, ...]:
+    """`values` with the one at `at` (if `old` is one) replaced by `new` (if it is one)."""
+    return (*values[:at], *((new,) if new is not None else ()), *values[at + (old is not None) :])
 
 
 def _unreadable_spans(unreadable: Unreadable | None) -> list[Span]:

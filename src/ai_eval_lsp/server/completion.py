@@ -161,7 +161,14 @@ def register(server: AiEvalServer) -> None:
             return None
         project = query.project_of(document)
         line, column = query.from_position(ls, document, params.position)
-        context = completion_context(document.lines, line, column)
+        context = completion_context(document.lines, line, column, whole=False)
+        if context is None:  # the YAML around the cursor is broken: the item's last good reading
+            before = query.before_broken_item(ls, document.uri, line, column)
+            context = (
+                completion_context(before.lines, before.line, before.column, whole=False)
+                if before is not None
+                else completion_context(document.lines, line, column)
+            )
         if context is None:
             return types.CompletionList(is_incomplete=False, items=[])
         if context.is_value:

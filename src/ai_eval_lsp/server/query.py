@@ -6,6 +6,8 @@ and never call each other; nothing here changes the session."""
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -14,7 +16,7 @@ from weakref import WeakKeyDictionary
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ai_eval_lsp.core.analysis import Analysis, at_after
+from ai_eval_lsp.core.analysis import Analysis, Before, Edit, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
@@ -25,8 +27,9 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.folders import Folders
+from ai_eval_lsp.server.pygls_adapter import Written
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, Session, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot, path_of, uri_of
 
 LOAD_WAIT = 60.0
 """How long a request waits for the workspace's projects to load before it says what is loading."""
@@ -139,27 +142,60 @@ async def settled(server: Server, uri: str) -> DocumentQuery | None:
     return query_of(document) if document is not None else None
 
 
+def _since_analysis(server: Server, uri: str) -> tuple[OpenDocument, Snapshot, Analysis] | None:
+    """An open document edited since its last analysis (of the same role): the document, its
+    snapshot now (its text, and the edits since) and that analysis."""
+    document = server.session.documents.get(uri)
+    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
+    previous = snapshot.previous if snapshot is not None else None
+    if document is None or snapshot is None or previous is None or previous.role != snapshot.role:
+        return None
+    return document, snapshot, previous
+
+
+def _last_read(server: Server, uri: str) -> tuple[OpenDocument, Analysis, Sequence[Edit]] | None:
+    """An open document's last analysis that read its tree, and the edits since: the one kept
+    while its analyses since read none (`OpenDocument.readable`), else its last analysis."""
+    document = server.session.documents.get(uri)
+    if document is not None and document.readable is not None:
+        analysis, edits = document.readable
+        return document, analysis, tuple(edits)
+    edited = _since_analysis(server, uri)
+    return (edited[0], edited[2], edited[1].edits) if edited is not None else None
+
+
 async def under_cursor(
     server: Server, uri: str, position: types.Position
 ) -> tuple[DocumentQuery, At | None] | None:
     """An open rubric or cases file as it is now and what is under a cursor in it: at once where
     the edits since its analysis stay inside one check or case (`at_after`: hover right after a
-    keystroke, before the debounce lets the analysis run), else once it is analysed."""
-    document = server.session.documents.get(uri)
-    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
-    previous = snapshot.previous if snapshot is not None else None
-    if (
-        document is not None
-        and snapshot is not None
-        and previous is not None
-        and previous.role == snapshot.role
-    ):
+    keystroke, before the debounce lets the analysis run; `at_before` where they broke its
+    YAML), else once it is analysed."""
+    edited = _since_analysis(server, uri)
+    if edited is not None:
+        document, snapshot, previous = edited
         line, column = from_position(server, document, position)
         peeked = at_after(previous, snapshot.edits, snapshot.lines, line, column)
         if peeked is not None:
             return query_of(document), peeked.at
+    read = _last_read(server, uri)
+    if read is not None:
+        document, previous, edits = read
+        peeked = at_before(previous, edits, document.lines, *from_position(server, document, position))
+        if peeked is not None:
+            return query_of(document), peeked.at
     analysed = await current(server, uri)
     return (analysed, at_position(server, analysed, position)) if analysed is not None else None
+
+
+def before_broken_item(server: Server, uri: str, line: int, column: int) -> Before | None:
+    """Where a cursor was in the last good reading of the check or case the edits since the
+    document's analysis broke (`analysis.before_broken`)."""
+    read = _last_read(server, uri)
+    if read is None:
+        return None
+    document, previous, edits = read
+    return before_broken(previous, edits, document.lines, line, column)
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -218,47 +254,63 @@ def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, s
 # --- diagnostics ---------------------------------------------------------------------------------
 
 
-Converted = dict[int, tuple[Problem, types.Diagnostic]]
+Converted = dict[int, tuple[Problem, str]]
 
 _CONVERTED: WeakKeyDictionary[OpenDocument, tuple[Converted, Converted]] = WeakKeyDictionary()
-"""Each open document's problems as converted the last two times. An update after an edit inside
-one item keeps the very problem objects of the other items, on lines that did not change
-(`core/items.py`): those are not converted again (a 10,000-check rubric has thousands of them),
-nor after a keystroke that broke the YAML for a moment and the next that mended it."""
+"""Each open document's problems as written the last two times (LSP diagnostics as JSON). An
+update after an edit inside one item keeps the very problem objects of the other items, on lines
+that did not change (`core/items.py`): those are not written again (a 10,000-check rubric has
+thousands of them), nor after a keystroke that broke the YAML for a moment and the next that
+mended it."""
 
 
-def diagnostics(server: Server, document: OpenDocument) -> list[types.Diagnostic]:
-    """Every problem of a document as an LSP diagnostic, against its folder's index as it is now."""
+def diagnostics(server: Server, document: OpenDocument) -> Written:
+    """Every problem of a document as LSP diagnostics (a JSON array), against its folder's index
+    as it is now."""
     last, before = _CONVERTED.get(document, ({}, {}))
     converted: Converted = {}
-    found: list[types.Diagnostic] = []
+    written: list[str] = []
     for problem in server.session.problems(document):
         kept = last.get(id(problem)) or before.get(id(problem))
         if kept is None or kept[0] is not problem:
-            kept = (problem, diagnostic(server, document, problem))
+            kept = (problem, json.dumps(diagnostic(server, document, problem)))
         converted[id(problem)] = kept
-        found.append(kept[1])
+        written.append(kept[1])
     _CONVERTED[document] = (converted, last)
+    return Written(("[", ", ".join(written), "]"))
+
+
+def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> dict[str, Any]:
+    """A problem as an LSP `Diagnostic`, in JSON's terms (written straight: tens of thousands of
+    them through lsprotocol's classes and converter took a second)."""
+    found: dict[str, Any] = {
+        "range": _range(to_range(server, document, problem.span)),
+        "message": problem.message,
+        "severity": int(problem.severity),
+        "code": problem.code,
+        "source": names.SOURCE,
+    }
+    if problem.data:
+        found["data"] = problem.data
+    if problem.related:
+        found["relatedInformation"] = [
+            {
+                "location": {"uri": place.uri, "range": _range(place.range)},
+                "message": other.message,
+            }
+            for other in problem.related
+            for place in [
+                location(server, document.folder.root, document.folder.index, other.path, other.span)
+            ]
+        ]
     return found
 
 
-def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> types.Diagnostic:
-    related = [
-        types.DiagnosticRelatedInformation(
-            location(server, document.folder.root, document.folder.index, other.path, other.span),
-            other.message,
-        )
-        for other in problem.related
-    ]
-    return types.Diagnostic(
-        range=to_range(server, document, problem.span),
-        message=problem.message,
-        severity=types.DiagnosticSeverity(int(problem.severity)),
-        code=problem.code,
-        source=names.SOURCE,
-        data=problem.data or None,
-        related_information=related or None,
-    )
+def _range(where: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": where.start.line, "character": where.start.character},
+        "end": {"line": where.end.line, "character": where.end.character},
+    }
 
 
 # --- kinds and schema ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import traceback
@@ -40,6 +41,12 @@ class AiEvalServer(LanguageServer):
         self.background: set[asyncio.Task[Any]] = set()
         self.folders = Folders(self)
         self._refresh: asyncio.TimerHandle | None = None
+
+    @property
+    def written(self) -> AiEvalProtocol:
+        """The protocol, which sends messages whose JSON is written already."""
+        assert isinstance(self.protocol, AiEvalProtocol)
+        return self.protocol
 
     @property
     def encoding(self) -> Encoding:
@@ -101,9 +108,11 @@ class AiEvalServer(LanguageServer):
                 continue  # its own commit publishes it
             items = query.diagnostics(self, document)
             if self.session.sent(document, items) or always:
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(document.uri, items, document.version)
+                params = items.within(
+                    f'{{"uri": {json.dumps(document.uri)}, "diagnostics": ',
+                    f', "version": {document.version}}}',
                 )
+                self.written.notify_written(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
     def _refresh_soon(self) -> None:
         """A moment from now (a client pulls a document it edits by itself, and the pull in flight

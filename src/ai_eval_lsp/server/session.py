@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, Summary, WorkspaceIndex, classify
+from ai_eval_lsp.core.workspace import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal.site_address import SiteAddress
@@ -148,6 +148,9 @@ class OpenDocument:
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
+    readable: tuple[Analysis, list[Edit]] | None = None
+    """While its analyses read no tree (a keystroke broke its YAML): the last that did, and the
+    edits since, for completion and hover (`analysis.before_broken`)."""
 
     @property
     def text(self) -> str:
@@ -328,6 +331,8 @@ class Session:
         document.lines, document.version = lines, version
         if document.role is not None:  # a document never analysed keeps none
             document.edits += [(version, edit) for edit in edits]
+        if document.readable is not None:
+            document.readable[1].extend(edits)
 
     def classify(self, document: OpenDocument) -> bool:
         """Decide the document's role anew (its modeline may have been typed); True if it changed.
@@ -339,7 +344,7 @@ class Session:
         if document.role is not None:
             self._restore_disk(document)
         document.role, document.analysis, document.analysis_version = role, None, -1
-        document.published, document.edits = None, []
+        document.published, document.edits, document.readable = None, [], None
         return True
 
     def close(self, uri: str) -> OpenDocument | None:
@@ -379,8 +384,8 @@ class Session:
     # --- the one path that commits --------------------------------------------------------------
 
     def commit(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> bool:
-        """Make an analysis the document's latest; True when what other files see of it changed
-        (so their diagnostics may have). One of a document since closed (or moved to another
+        """Make an analysis the document's latest; True when what other files' problems read of it
+        changed, so that their diagnostics may have (`_read_by_others`). One of a document since closed (or moved to another
         folder: it is another `OpenDocument` then), older than what is committed, or of an older
         project: dropped."""
         if (
@@ -390,16 +395,29 @@ class Session:
             or snapshot.generation != document.folder.generation
         ):
             return False
+        last = document.analysis
+        if analysis.tree is not None:
+            document.readable = None
+        elif (
+            document.readable is None
+            and last is not None
+            and last.tree is not None
+            and last.role == analysis.role
+        ):
+            document.readable = (last, [edit for _, edit in document.edits])
         document.analysis, document.analysis_version = analysis, snapshot.version
         document.analysis_generation = snapshot.generation
         document.edits = [(version, edit) for version, edit in document.edits if version > snapshot.version]
-        return self.put_summary(document.folder, analysis.summary)
+        return self._put_summary(document.folder, analysis.summary)
 
-    def put_summary(self, folder: Folder, summary: Summary) -> bool:
-        if folder.index.summary(summary.path) == summary:
+    def _put_summary(self, folder: Folder, summary: Summary) -> bool:
+        """Put a document's summary in its folder's index; True when what the problems of other
+        files read of its rubrics changed."""
+        was = folder.index.summary(summary.path)
+        if was == summary:
             return False
         folder.index = folder.index.put(summary)
-        return True
+        return _read_by_others(was) != _read_by_others(summary)
 
     def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
         """Files changed on disk (a whole walk's at once); open documents stay the truth for their
@@ -421,3 +439,20 @@ class Session:
         if document.analysis is None:
             return []
         return document.analysis.problems_in(document.folder.rubrics_for_lints)
+
+
+def _read_by_others(summary: Summary | None) -> tuple[object, ...] | None:
+    """What other files' problems read of a summary: a rubric's identity, composites and sources
+    and where they are written (not its check ids or kinds: typing a check's id in a rubric
+    changes no other file's problems); nothing of a cases file's."""
+    if not isinstance(summary, RubricSummary):
+        return None
+    return (
+        summary.id,
+        summary.version,
+        summary.id_span,
+        summary.composites,
+        summary.sources,
+        summary.unreadable,
+        summary.lines,
+    )
