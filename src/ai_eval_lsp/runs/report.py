@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label
+from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label, run_name
 from ai_eval_lsp.runs.render import (
     format_diff,
     format_diff_markdown,
@@ -174,15 +174,26 @@ def report_targets(store: ResultStore, only: str | None = None) -> list[ReportTa
     return targets
 
 
+def history_answer(store: ResultStore, target: str, limit: int | None) -> dict[str, Any]:
+    """`aiEval.history`'s answer: SPEC's `rows`, and for a history view `runs`, each row's
+    `name` (what `aiEval.diff` takes: a local run id or `site:412`) and `label` (`run 12`, `site
+    run 412`), so a client offers runs to compare without naming them itself, and `compare`, the
+    diff it opens on."""
+    rows = store.history(target, limit)
+    runs = [{"name": run_name(row), "label": run_label(row)} for row in rows]
+    return {"rows": rows, "runs": runs, "compare": opening_comparison(store, target)}
+
+
 def opening_comparison(store: ResultStore, target: str) -> dict[str, Any]:
-    """The diff a history view opens on: `{base, head}`, the target's latest run and the newest
-    run before it that shares a case with it (runs of another cases file pair nothing); else
-    `{note}`, why there is none."""
+    """The diff a history view opens on: `{base, head}` (run names, `RunName`), the target's
+    latest run and the newest run of its kind before it that shares a case with it (runs of
+    another cases file pair nothing; the site's runs share questions); else `{note}`, why there is
+    none."""
     latest, runs = store.last_run(target)
     base = store.sharing_cases(latest) if latest else None
     if latest is None or base is None:
         return {"note": nothing_to_compare(target, latest, runs)}
-    return {"base": base["run_id"], "head": latest["run_id"]}
+    return {"base": run_name(base), "head": run_name(latest)}
 
 
 WHAT = ("history", "diff", "report")
