@@ -44,7 +44,8 @@ def _y(fraction: float) -> float:
 
 def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
     """Average score (of 5) and pass rate over runs, oldest first, the pass rate's Wilson band
-    shaded; both on one 0..1 axis (the average divided by 5)."""
+    shaded; both on one 0..1 axis (the average divided by 5). Its viewBox lets a view narrower
+    than the picture (an editor's panel) scale it down whole."""
     n = len(rows)
     banded = [(i, row) for i, row in enumerate(rows) if row["pass_rate_ci_low"] is not None]
     band = [f"{_x(i, n):.1f},{_y(row['pass_rate_ci_high']):.1f}" for i, row in banded]
@@ -72,7 +73,8 @@ def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         for i, row in enumerate(rows)
     )
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        'role="img" '
         f'aria-label="pass rate with its 95% Wilson band, and average score over runs">{grid}'
         f'<polygon points="{" ".join(band)}" fill="#0969da" fill-opacity="0.15"/>'
         f'<polyline points="{rate}" fill="none" stroke="#0969da" stroke-width="2"/>'
