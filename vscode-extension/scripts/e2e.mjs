@@ -214,6 +214,23 @@ async function showProblems() {
 
 // Whether an element shows all of its text: nothing cut off or scrolled away at the right.
 const shownWhole = (element) => element.evaluate((node) => node.scrollWidth <= node.clientWidth);
+// The history panel of a target once it shows its trend and diff: the webview's document, which
+// sits two frames down.
+async function historyPanel(target) {
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const title = await frame.$eval("#history h2", (h) => h.innerText).catch(() => "");
+      if (title.startsWith(`${target}:`) && (await frame.$("#history svg polyline"))) {
+        await frame.waitForSelector("#diff pre", { timeout: 30000 });
+        return frame;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`no history panel of ${target} showed its trend`);
+}
+
 // Whether a history panel's trend shows every run's points and labels: inside the picture, and
 // the picture inside the panel.
 const trendDrawnWhole = (panel) =>
@@ -347,17 +364,7 @@ try {
     await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("4 runs")', { timeout: 60000 });
     result.lens = await page.$eval('.monaco-editor .codelens-decoration:has-text("last run:")', (lens) => lens.innerText);
     await palette(">AI Eval: Show Run History");
-    // The webview's document sits two frames down; find the one that drew the trend.
-    const deadline = Date.now() + 60000;
-    let panel;
-    while (!panel && Date.now() < deadline) {
-      for (const frame of page.frames()) {
-        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
-      }
-      if (!panel) await new Promise((r) => setTimeout(r, 300));
-    }
-    if (!panel) throw new Error("the history panel never showed its trend");
-    await panel.waitForSelector("#diff pre", { timeout: 30000 });
+    const panel = await historyPanel("support_tone");
     await panel.$eval("#diff", (diff) => diff.scrollIntoView());
     result.history = {
       title: await panel.$eval("#history h2", (h) => h.innerText),
@@ -409,17 +416,7 @@ try {
     result.siteButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
     await page.screenshot({ path: path.join(artifacts, "site-run.png") });
     await (await toast.$('.monaco-button:has-text("Show History")')).click();
-    const deadline = Date.now() + 60000;
-    let panel;
-    while (!panel && Date.now() < deadline) {
-      for (const frame of page.frames()) {
-        const title = await frame.$eval("#history h2", (h) => h.innerText).catch(() => "");
-        if (title.startsWith("support_bot")) panel = frame;
-      }
-      if (!panel) await new Promise((r) => setTimeout(r, 300));
-    }
-    if (!panel) throw new Error("Show History opened no history of support_bot");
-    await panel.waitForSelector("#diff pre", { timeout: 30000 });
+    const panel = await historyPanel("support_bot");
     result.siteHistory = {
       title: await panel.$eval("#history h2", (h) => h.innerText),
       runColumn: await panel.$$eval("#history table tr td:first-child", (cells) => cells.map((cell) => cell.innerText)),
