@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.disk.settings import CLIENT_SETTINGS, RESTRICTED, Settings, _setting_name
 
 
 def test_editors_send_dotted_settings_nested() -> None:
@@ -92,3 +95,23 @@ def test_run_on_save_is_off_unless_set_to_affected_in_the_editor_or_the_project(
     assert problems == ["setting `runOnSave` must be `off` or `affected`, not 'all'; using the default"]
     (tmp_path / "ai-eval.toml").write_text('runOnSave = "affected"\n')
     assert Settings.for_root(tmp_path) == (Settings(run_on_save="affected"), [])
+
+
+def test_vs_code_declares_every_setting_with_the_server_s_default_and_restricts_the_same() -> None:
+    """VS Code sends the settings package.json declares, defaulted as declared: each is the
+    server's, defaulted alike; and what Restricted Mode ignores in a workspace's own settings is
+    what the server ignores in its files."""
+    manifest = json.loads((ROOT / "vscode-extension" / "package.json").read_text())
+    declared = {
+        key.removeprefix("aiEval."): setting["default"]
+        for key, setting in manifest["contributes"]["configuration"]["properties"].items()
+    }
+    served = {key: value for key, value in declared.items() if key not in CLIENT_SETTINGS}
+    server = {_setting_name(f.name) for f in fields(Settings)} - {"workspaceTrusted"}
+    assert set(served) == server
+    assert Settings.from_mapping(served) == (Settings(), [])
+    restricted = {
+        key.removeprefix("aiEval.")
+        for key in manifest["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    }
+    assert restricted - CLIENT_SETTINGS == {_setting_name(name) for name in RESTRICTED}

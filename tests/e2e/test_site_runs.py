@@ -141,6 +141,22 @@ async def test_site_runs_answer_from_the_store_and_diff_against_the_local_run(
     assert history.splitlines()[2].startswith("site 2 ")
 
 
+async def test_a_site_target_s_history_names_its_runs_and_opens_on_its_latest_two(
+    showing: LanguageClient, project: Path
+) -> None:
+    """What an editor's history view of a site target gets from the project's folder: the runs to
+    pick by name, and the diff of the latest two site runs, which share their questions."""
+    history = await command(showing, "aiEval.history", {"target": "support_bot", "uri": project.as_uri()})
+    assert [row["siteId"] for row in history["rows"]] == [2, 1]
+    assert history["runs"] == [
+        {"name": "site:2", "label": "site run 2"},
+        {"name": "site:1", "label": "site run 1"},
+    ]
+    assert history["compare"] == {"base": "site:1", "head": "site:2"}
+    text = (await command(showing, "aiEval.render", {"what": "diff", **history["compare"]}))["text"]
+    assert text.splitlines()[0].startswith("support_bot: site run 1 (") and "-> site run 2 (" in text
+
+
 @pytest_lsp.fixture(params=EDITORS, config=SERVER)
 async def plain(request: pytest.FixtureRequest, lsp_client: LanguageClient, project: Path):  # type: ignore[no-untyped-def]
     """A client that does not show runs itself (Emacs's eglot, Helix, ...)."""

@@ -13,25 +13,49 @@ from typing import Any
 
 import pytest
 from conftest import TEST_PLUGINS, without_test_plugins
+from site_db import SqliteSite, drush_row, runner_row
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
+SITE_DB = Path(__file__).parents[1] / "site_db.py"
+SITE_RUN = (
+    "site run 3 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, 2 questions, "
+    "0 errors; average -2.50 against site run 2"
+)
+"""The server's line for the run the site inserts while VS Code is open: its average fell 2.50."""
 
 
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 38" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 40" in result.stdout
 
 
 @pytest.fixture(scope="module")
-def e2e() -> dict[str, Any]:
+def e2e(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # The Drupal site's database (SQLite), with two runs before VS Code opens; the site inserts a
+    # third, which regressed, while it is open.
+    site = SqliteSite(tmp_path_factory.mktemp("site") / "site.sqlite")
+    site.insert(
+        runner_row("support_bot", {"q17": 5.0, "q1": 4.0}, run_id=1, timestamp=1_780_000_000),
+        drush_row("support_bot", {"q17": 4.0, "q1": 4.0}, timestamp=1_780_000_600),
+    )
+    regressed = {
+        "target_id": "support_bot",
+        "scores": {"q17": 1.0, "q1": 2.0},
+        "run_id": 2,
+        "timestamp": 1_780_001_200,
+    }
     # The editor's environment is a user's: the test plugins reach window 1's interpreter only.
     env = {
         **without_test_plugins(),
         "AI_EVAL_PYTHON": sys.executable,
         "AI_EVAL_TEST_PLUGINS": str(TEST_PLUGINS),
         "AI_EVAL_E2E_ARTIFACTS": str(ARTIFACTS),
+        "AI_EVAL_SITE_DATABASE": f"sqlite://localhost/{site.path}",
+        "AI_EVAL_SITE_INSERT": json.dumps(
+            [sys.executable, str(SITE_DB), str(site.path), json.dumps(regressed)]
+        ),
     }
     process = subprocess.run(
         ["node", "scripts/e2e.mjs"], cwd=EXTENSION, env=env, capture_output=True, text=True, timeout=600
@@ -147,6 +171,7 @@ def test_the_history_panel_and_the_last_run_lens(e2e: dict[str, Any]) -> None:
     assert diff.startswith(f"support_tone: run {base} (") and f"-> run {head} (" in diff.splitlines()[0]
     assert "no case in common" not in diff and "polite" in diff and "curt" in diff
     assert history["diffWraps"] and history["diffShownWhole"]  # nothing cut off at the right
+    assert history["trendDrawnWhole"]  # the picture scaled down to the panel, every run's point in it
     screenshot("history.png")
 
 
@@ -183,3 +208,37 @@ def test_a_save_that_makes_a_case_fail_says_so_once_and_the_testing_view_shows_i
     rows = e2e["flipTestRows"]
     assert any(row.startswith("kind_reply") and "Failed" in row for row in rows), rows
     screenshot("flip-on-save.png")
+
+
+def test_a_run_the_site_inserts_is_a_warning_whose_show_history_opens_the_site_target_s_runs(
+    e2e: dict[str, Any],
+) -> None:
+    """The workspace's settings name the Drupal site's database (`aiEval.site.database`, read
+    every second): its two runs there when the project loaded were read without a word, and the
+    regressed run it inserts later is one warning with the server's line and "Show History", which
+    opens the site target's history, its site runs marked, on the diff of its two latest."""
+    expectation(e2e, "oneNotificationPerRun")
+    assert not [n for n in e2e["allNotifications"] + e2e["runsListed"] if "site run" in n]  # the first read
+    expectation(e2e, "siteRun")
+    assert e2e["siteNotification"] == f"AI Eval: {SITE_RUN}"
+    assert e2e["siteNotificationShownWhole"]
+    assert "codicon-warning" in e2e["siteNotificationIcon"].split() and e2e["siteButtons"] == ["Show History"]
+    screenshot("site-run.png")
+    history = e2e["siteHistory"]
+    assert history["title"] == "support_bot: 3 runs, newest first"
+    assert history["runColumn"] == ["site 3", "site 2", "site 1"]
+    assert history["options"] == [
+        ["site:3", "site run 3"],
+        ["site:2", "site run 2"],
+        ["site:1", "site run 1"],
+    ]
+    assert history["picked"] == {"base": "site:2", "head": "site:3"}
+    # the trend scaled down to the panel, the site's runs marked on its axis
+    assert history["trendDrawnWhole"] and history["trendLabels"][-3:] == ["s1", "s2", "s3"]
+    first = history["diff"].splitlines()[0]
+    assert first.startswith("support_bot: site run 2 (") and "-> site run 3 (" in first
+    screenshot("site-history.png")
+    assert history["pickedDiff"].startswith("support_bot: site run 1 (")  # another pair, picked by name
+    # listed with the runs of window 1, once, newest first
+    listed = e2e["runsListedAfterSite"]
+    assert [row for row in listed if "site run" in row] == [SITE_RUN] and listed[0] == SITE_RUN

@@ -16,6 +16,7 @@ from site_db import SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
+from ai_eval_lsp.runs.report import history_answer, opening_comparison
 from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull, site_row
 from ai_eval_lsp.runs.store import ResultStore
 
@@ -175,6 +176,39 @@ def test_the_site_is_read_only(tmp_path: Path, site: SqliteSite) -> None:
     pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
     assert site.path.read_bytes() == before
     assert not site.path.with_name("site.sqlite-wal").exists()
+
+
+def test_a_site_target_s_history_opens_on_its_latest_run_and_the_newest_site_run_sharing_a_question(
+    tmp_path: Path, site: SqliteSite
+) -> None:
+    """A site keeps its questions in `scores_json`: the history view's diff pairs the latest
+    site run with the newest site run before it that has one of its questions (a run of other
+    questions, or whose scores cannot be read, pairs nothing), and names them as `aiEval.diff`
+    takes them."""
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 4.0}, run_id=1),
+        runner_row("support_bot", {"q9": 5.0}, run_id=2),
+        runner_row("other_bot", {"q1": 5.0}, run_id=3),
+        drush_row("support_bot", {"q2": 1.0, "q3": 2.0}),
+    )
+    store = ResultStore(tmp_path / "results.sqlite")
+    pull(store, reader_of(site.path))
+    answer = history_answer(store, "support_bot", None)
+    assert [row["siteId"] for row in answer["rows"]] == [4, 2, 1]
+    assert answer["runs"] == [
+        {"name": "site:4", "label": "site run 4"},
+        {"name": "site:2", "label": "site run 2"},
+        {"name": "site:1", "label": "site run 1"},
+    ]
+    assert answer["compare"] == {"base": "site:1", "head": "site:4"}
+    assert store.diff(answer["compare"]["base"], answer["compare"]["head"]).head["siteId"] == 4
+    (bad,) = site.insert(drush_row("support_bot", {"q2": 3.0}))
+    site.execute("UPDATE ai_eval_result SET scores_json = '[3.0]' WHERE id = ?", (bad,))
+    pull(store, reader_of(site.path))
+    assert opening_comparison(store, "support_bot") == {
+        "note": "No site run before site run 5 has a question in common with it, so there is no diff to show: "
+        "their questions differ. Pick two runs to compare them all the same."
+    }
 
 
 # --- the command line, with a project mirroring the site's target ----------------------------------

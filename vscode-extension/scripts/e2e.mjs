@@ -6,8 +6,11 @@
 //      rubric marked only by its modeline in a nested folder, a Drupal services.yml, the cases
 //      files as tests in the Testing view (run, one failing with its message at the case), the
 //      run history panel (opened on runs that share cases, its diff text wrapped), one
-//      notification per run, and a save that makes a case fail (the notification of what
-//      flipped, the Testing view's state);
+//      notification per run, a save that makes a case fail (the notification of what flipped,
+//      the Testing view's state), and the Drupal site's runs (an SQLite site database named in
+//      the workspace's settings: the rows already there are read silently, a regressed row the
+//      site inserts while the editor is open is a warning with "Show History", which opens the
+//      site target's history on its two latest site runs);
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
 //      server is unpacked and says so in one sentence (its details in the output channel),
 //      diagnostics still come, the seed's PHP kind is known, and the status bar counts the
@@ -16,7 +19,9 @@
 // again: the server pip installed for its interpreter runs.
 // Every expectation is recorded on its own, so one failing does not hide the others.
 // Needs scripts/toolchain.sh (Node 24, code-server, playwright-core, Chromium) and the
-// project's .venv. Prints a JSON result; exits 0 when every expectation holds.
+// project's .venv; the site's database and the command that inserts the site's next run come from
+// tests/editors/test_vscode.py (AI_EVAL_SITE_DATABASE, AI_EVAL_SITE_INSERT: a JSON argv). Prints
+// a JSON result; exits 0 when every expectation holds.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -33,6 +38,8 @@ const codeServer = path.join(toolchain, "code-server", "node_modules", "code-ser
 const python = process.env.AI_EVAL_PYTHON ?? path.join(repo, ".venv", "bin", "python");
 const drupalSite = path.join(repo, "tests", "fixtures", "drupal", "site");
 const artifacts = process.env.AI_EVAL_E2E_ARTIFACTS ?? path.join(extension, "e2e-artifacts");
+const siteDatabase = process.env.AI_EVAL_SITE_DATABASE;
+const siteInsert = process.env.AI_EVAL_SITE_INSERT && JSON.parse(process.env.AI_EVAL_SITE_INSERT);
 const { chromium } = createRequire(path.join(toolchain, "playwright", "package.json"))("playwright-core");
 
 const result = { steps: [], expectations: {}, ok: false };
@@ -98,8 +105,12 @@ write(
   'rubric: support_tone\ncases:\n  - id: kind_reply\n    response: "Sorry for the delay, your refund is on its way."\n' +
     '  - id: too_short\n    response: "Sorry."\n    expect: pass\n',
 );
-// A save runs the cases it affects (and the notification says what flipped).
-write(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "aiEval.runOnSave": "affected" }));
+// A save runs the cases it affects (and the notification says what flipped); the site's new runs
+// are read every second.
+write(
+  path.join(workspace, ".vscode", "settings.json"),
+  JSON.stringify({ "aiEval.runOnSave": "affected", ...(siteDatabase && { "aiEval.site.database": siteDatabase, "aiEval.site.pollSeconds": 1 }) }),
+);
 write(
   path.join(workspace, "web", "modules", "custom", "example", "example.services.yml"),
   "services:\n  example.thing:\n    class: Drupal\\example\\Thing\n    arguments: ['@entity_type.manager']\n",
@@ -203,6 +214,31 @@ async function showProblems() {
 
 // Whether an element shows all of its text: nothing cut off or scrolled away at the right.
 const shownWhole = (element) => element.evaluate((node) => node.scrollWidth <= node.clientWidth);
+// The history panel of a target once it shows its trend and diff: the webview's document, which
+// sits two frames down.
+async function historyPanel(target) {
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const title = await frame.$eval("#history h2", (h) => h.innerText).catch(() => "");
+      if (title.startsWith(`${target}:`) && (await frame.$("#history svg polyline"))) {
+        await frame.waitForSelector("#diff pre", { timeout: 30000 });
+        return frame;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`no history panel of ${target} showed its trend`);
+}
+
+// Whether a history panel's trend shows every run's points and labels: inside the picture, and
+// the picture inside the panel.
+const trendDrawnWhole = (panel) =>
+  panel.$eval("#history svg", (svg) => {
+    const frame = svg.getBoundingClientRect();
+    const inside = (box) => box.left >= frame.left - 1 && box.right <= frame.right + 1 && box.bottom <= frame.bottom + 1;
+    return frame.right <= document.documentElement.clientWidth && [...svg.querySelectorAll("circle, text")].every((mark) => inside(mark.getBoundingClientRect()));
+  });
 
 const problemRows = () => page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((row) => row.innerText));
 // The language mode VS Code shows in the status bar for the active editor.
@@ -328,17 +364,7 @@ try {
     await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("4 runs")', { timeout: 60000 });
     result.lens = await page.$eval('.monaco-editor .codelens-decoration:has-text("last run:")', (lens) => lens.innerText);
     await palette(">AI Eval: Show Run History");
-    // The webview's document sits two frames down; find the one that drew the trend.
-    const deadline = Date.now() + 60000;
-    let panel;
-    while (!panel && Date.now() < deadline) {
-      for (const frame of page.frames()) {
-        if (await frame.$("#history svg polyline").catch(() => null)) panel = frame;
-      }
-      if (!panel) await new Promise((r) => setTimeout(r, 300));
-    }
-    if (!panel) throw new Error("the history panel never showed its trend");
-    await panel.waitForSelector("#diff pre", { timeout: 30000 });
+    const panel = await historyPanel("support_tone");
     await panel.$eval("#diff", (diff) => diff.scrollIntoView());
     result.history = {
       title: await panel.$eval("#history h2", (h) => h.innerText),
@@ -348,6 +374,7 @@ try {
       diffWraps: await panel.$eval("#diff pre", (pre) => getComputedStyle(pre).whiteSpace === "pre-wrap"),
       diffShownWhole: await shownWhole(await panel.$("#diff pre")),
       bandPoints: await panel.$eval("#history svg polygon", (p) => p.getAttribute("points").split(" ").length),
+      trendDrawnWhole: await trendDrawnWhole(panel),
     };
     await page.screenshot({ path: path.join(artifacts, "history.png") });
   });
@@ -372,6 +399,42 @@ try {
     await page.waitForSelector('.test-explorer .monaco-list-row[aria-label*="kind_reply"][aria-label*="Failed"]', { timeout: 60000 });
     result.flipTestRows = await page.$$eval(".test-explorer .monaco-list-row", (rows) => rows.map((row) => row.getAttribute("aria-label")));
     await page.screenshot({ path: path.join(artifacts, "flip-on-save.png") });
+  });
+
+  await expectation("siteRun", async () => {
+    // The site's rows were read when the project loaded, and told nothing (the runs listed so far
+    // are window 1's own). testing.cases.yaml is open, so the site is read every second: the
+    // site inserts a run that regressed.
+    if (!siteDatabase || !siteInsert) throw new Error("AI_EVAL_SITE_DATABASE and AI_EVAL_SITE_INSERT are not given: run tests/editors/test_vscode.py");
+    await palette(">Notifications: Clear All Notifications"); // the site's alone, for the picture
+    execFileSync(siteInsert[0], siteInsert.slice(1));
+    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("site run")', { timeout: 30000 });
+    const message = await toast.$(".notification-list-item-message");
+    result.siteNotification = await message.innerText();
+    result.siteNotificationShownWhole = await shownWhole(message);
+    result.siteNotificationIcon = await toast.$eval(".notification-list-item-icon", (icon) => icon.className);
+    result.siteButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
+    await page.screenshot({ path: path.join(artifacts, "site-run.png") });
+    await (await toast.$('.monaco-button:has-text("Show History")')).click();
+    const panel = await historyPanel("support_bot");
+    result.siteHistory = {
+      title: await panel.$eval("#history h2", (h) => h.innerText),
+      runColumn: await panel.$$eval("#history table tr td:first-child", (cells) => cells.map((cell) => cell.innerText)),
+      options: await panel.$$eval("#base option", (options) => options.map((option) => [option.value, option.innerText])),
+      picked: { base: await panel.$eval("#base", (s) => s.value), head: await panel.$eval("#head", (s) => s.value) },
+      diff: await panel.$eval("#diff", (d) => d.innerText),
+      trendDrawnWhole: await trendDrawnWhole(panel),
+      trendLabels: await panel.$$eval("#history svg > text", (labels) => labels.map((label) => label.textContent)),
+    };
+    await page.screenshot({ path: path.join(artifacts, "site-history.png") });
+    // Another pair picked: the panel posts the runs' names, and shows the server's diff of them.
+    await panel.selectOption("#base", "site:1");
+    await panel.waitForFunction(() => document.getElementById("diff").innerText.includes("site run 1 ("), null, { timeout: 30000 });
+    result.siteHistory.pickedDiff = await panel.$eval("#diff", (d) => d.innerText);
+    await palette(">Explorer: Focus on AI Eval Runs View");
+    const runsView = '.pane:has(.pane-header:has-text("AI Eval Runs")) .monaco-list-row';
+    await page.waitForSelector(`${runsView}:has-text("site run")`, { timeout: 30000 });
+    result.runsListedAfterSite = await page.$$eval(runsView, (rows) => rows.map((row) => row.innerText));
   });
 
   await expectation("bundledServer", async () => {

@@ -1,8 +1,8 @@
 // The VS Code client: starts `ai-eval-lsp serve` with the user's Python (or the server bundled in
 // the .vsix when that Python lacks it), shows the documents the server names as rubric or cases
-// files in the AI Eval language, and gives the server's runs a face (commands, one notification
-// per run, a results view, cases as tests in the Testing view, a run history panel, a status
-// bar). Behaviour lives in the server.
+// files in the AI Eval language, and gives the server's runs, and the Drupal site's runs it reads,
+// a face (commands, one notification per run, a results view, cases as tests in the Testing view,
+// a run history panel, a status bar). Behaviour lives in the server.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as vscode from "vscode";
@@ -237,13 +237,13 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     runs.push(run);
     runsChanged.fire();
     if (run.trigger === "save") casesTests?.showSaved(run);
-    else if (casesTests?.running) return; // the Test Results view shows it
+    else if (run.trigger === "command" && casesTests?.running) return; // the Test Results view shows it
     const notice = runNotice(run);
     if (!notice) return;
     const show = notice.warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(notice.text, notice.diff ? "Show Diff" : "Show History").then((picked) => {
       if (!picked) return;
-      showHistory(languageClient, run.target_id, run.casesUri, undefined, notice.diff).catch((error) => output.appendLine(`${error}`));
+      showHistory(languageClient, notice.target, notice.uri, undefined, notice.diff).catch((error) => output.appendLine(`${error}`));
     });
   });
   await languageClient.start();

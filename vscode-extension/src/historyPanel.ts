@@ -1,22 +1,21 @@
 // A target's run history in a webview: the server's history (trend and runs, `aiEval.render`)
 // and a diff of any two runs (at first those asked for, else the pair the server opens on: the
-// latest run and the newest before it that shares a case, or its note why there is none). Opened
-// from the rubric's last-run lens, the "Show Run History" command or a run's "Show Diff".
+// latest run and the newest of its kind before it that shares a case, or a question for the
+// site's runs, or its note why there is none). Opened from the rubric's last-run lens, the "Show
+// Run History" command, a run's "Show Diff" or a site run's "Show History". Runs are named as the
+// server names them (`12`, `site:412`).
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
-import { ResultRow } from "./format";
-import { historyHtml, paragraph } from "./results";
+import { ResultRow, RunPair } from "./format";
+import { RunChoice, historyHtml, paragraph } from "./results";
 
-// `aiEval.history`'s answer: SPEC's rows, and `compare`, the diff a history opens on.
+// `aiEval.history`'s answer: SPEC's rows, `runs` (each row's run by name and label, to pick from)
+// and `compare`, the diff a history opens on.
 export interface HistoryAnswer {
   rows: ResultRow[];
+  runs: RunChoice[];
   compare: RunPair | { note: string };
-}
-
-export interface RunPair {
-  base: number;
-  head: number;
 }
 
 const panels = new Map<string, vscode.WebviewPanel>();
@@ -48,7 +47,7 @@ export async function showHistory(
     panels.set(target, panel);
     panel.onDidDispose(() => panels.delete(target));
     const shown = panel;
-    panel.webview.onDidReceiveMessage(async (picked: { base: number; head: number }) => {
+    panel.webview.onDidReceiveMessage(async (picked: RunPair) => {
       try {
         const html = picked.base === picked.head ? paragraph("Pick two different runs.") : await rendered(client, { what: "diff", uri, ...picked });
         await shown.webview.postMessage({ html });
@@ -57,8 +56,8 @@ export async function showHistory(
       }
     });
   }
-  const selected = typeof opened === "string" ? { head: answer.rows[0]?.run_id } : opened;
-  const picker = { runIds: answer.rows.map((row) => row.run_id), ...selected };
+  const selected = typeof opened === "string" ? { head: answer.runs[0]?.name } : opened;
+  const picker = { runs: answer.runs, ...selected };
   panel.webview.html = historyHtml(target, history, diff, picker, randomBytes(16).toString("base64"), panel.webview.cspSource);
   panel.reveal(undefined, true);
 }

@@ -1,7 +1,7 @@
 // A run's cases as the Testing view shows them, and the history panel's frame around what the
 // server renders (`aiEval.render`: the history with its trend, a diff); pure, so node's test runner
 // checks them. The server renders every word of both; this module only places them.
-import { CaseShown, ResultRow } from "./format";
+import { CaseShown, ResultRow, RunName } from "./format";
 
 // `aiEval.runCases`'s answer (SPEC section 5's `row`, plus `summary` and `cases`), as far as this
 // client reads it.
@@ -23,19 +23,28 @@ const escapeHtml = (text: string): string =>
 // The server's words (a note, an error) as a paragraph of the panel.
 export const paragraph = (text: string): string => `<p>${escapeHtml(text)}</p>`;
 
-// The runs a diff may compare, and the two shown.
-export interface Picker {
-  runIds: number[];
-  base?: number;
-  head?: number;
+// A run a diff may compare, as the server names it (`aiEval.history`'s `runs`): its name for
+// `aiEval.diff` and its label (`run 12`, `site run 412`).
+export interface RunChoice {
+  name: RunName;
+  label: string;
 }
 
-function runOptions(runIds: number[], selected: number | undefined): string {
-  return runIds.map((id) => `<option value="${id}"${id === selected ? " selected" : ""}>run ${id}</option>`).join("");
+// The runs a diff may compare, and the two shown.
+export interface Picker {
+  runs: RunChoice[];
+  base?: RunName;
+  head?: RunName;
+}
+
+function runOptions(runs: RunChoice[], selected: RunName | undefined): string {
+  return runs
+    .map(({ name, label }) => `<option value="${escapeHtml(String(name))}"${String(name) === String(selected) ? " selected" : ""}>${escapeHtml(label)}</option>`)
+    .join("");
 }
 
 // The whole panel: the server's history (its trend and runs) and diff (or why there is none) as they
-// come, and two lists to pick the runs to compare (the script only posts the picked run ids; the
+// come, and two lists to pick the runs to compare (the script only posts the picked runs' names; the
 // extension answers with the server's diff). Nothing is loaded and only this script runs. The
 // panel is as narrow as the editor beside it: a diff's lines wrap, and a table too wide scrolls.
 export function historyHtml(target: string, history: string, diff: string, picker: Picker, nonce: string, cspSource: string): string {
@@ -49,11 +58,11 @@ svg { max-width: 100%; height: auto; } svg text { font-size: 11px; fill: var(--v
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 </style></head><body>
 <div id="history">${history}</div>
-<p>Compare <select id="base">${runOptions(picker.runIds, picker.base)}</select> with <select id="head">${runOptions(picker.runIds, picker.head)}</select></p>
+<p>Compare <select id="base">${runOptions(picker.runs, picker.base)}</select> with <select id="head">${runOptions(picker.runs, picker.head)}</select></p>
 <div id="diff">${diff}</div>
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
-const pick = () => vscode.postMessage({ base: Number(document.getElementById("base").value), head: Number(document.getElementById("head").value) });
+const pick = () => vscode.postMessage({ base: document.getElementById("base").value, head: document.getElementById("head").value });
 document.getElementById("base").addEventListener("change", pick);
 document.getElementById("head").addEventListener("change", pick);
 window.addEventListener("message", (event) => { document.getElementById("diff").innerHTML = event.data.html; });

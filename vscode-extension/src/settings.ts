@@ -17,6 +17,9 @@ export const SERVER_SETTINGS = [
   "php.command",
   "php.run",
   "runOnSave",
+  "site.database",
+  "site.pollSeconds",
+  "site.regressionTolerance",
 ] as const;
 
 type Settings = Record<string, unknown>;

@@ -28,7 +28,8 @@ test("a case the run does not name is an error that says so", () => {
 
 test("the history panel frames the server's history and diff, loads nothing and runs only its own script", () => {
   const history = '<h2>tone: 2 runs, newest first</h2><svg xmlns="http://www.w3.org/2000/svg"></svg><table></table>';
-  const html = historyHtml("tone", history, "<pre>tone: run 1 -> run 2</pre>", { runIds: [2, 1], base: 1, head: 2 }, "abc", "vscode-resource:");
+  const runs = [{ name: 2, label: "run 2" }, { name: 1, label: "run 1" }];
+  const html = historyHtml("tone", history, "<pre>tone: run 1 -> run 2</pre>", { runs, base: 1, head: 2 }, "abc", "vscode-resource:");
   assert.match(html, /default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc';/);
   assert.equal((html.match(/<script/g) ?? []).length, 1);
   assert.match(html, /<script nonce="abc">/);
@@ -37,6 +38,16 @@ test("the history panel frames the server's history and diff, loads nothing and 
   assert.match(html, /<option value="1" selected>run 1<\/option>/);
   assert.match(html, /<div id="diff"><pre>tone: run 1 -> run 2<\/pre><\/div>/);
   assert.match(html, /pre \{ white-space: pre-wrap; overflow-wrap: anywhere; \}/); // a diff's lines wrap
+});
+
+test("the runs to compare are the server's, by its names and labels, the site's among them", () => {
+  const runs = [{ name: "site:3", label: "site run 3" }, { name: 4, label: "run 4" }, { name: "site:2", label: "site run 2" }];
+  const html = historyHtml("support_bot", "", "", { runs, base: "site:2", head: "site:3" }, "abc", "vscode-resource:");
+  const [base, head] = html.match(/<select id="\w+">.*?<\/select>/g);
+  assert.equal(base, '<select id="base"><option value="site:3">site run 3</option><option value="4">run 4</option><option value="site:2" selected>site run 2</option></select>');
+  assert.match(head, /<option value="site:3" selected>site run 3<\/option>/);
+  // the script posts the names picked as they are: the server reads `4` and `site:2` alike
+  assert.match(html, /vscode\.postMessage\(\{ base: document\.getElementById\("base"\)\.value, head: document\.getElementById\("head"\)\.value \}\)/);
 });
 
 test("the server's note stands where the diff would, as text", () => {

@@ -12,6 +12,7 @@ const section = {
   runTimeoutSeconds: 20,
   drupal: { root: "web" },
   php: { command: ["ddev", "exec", "php"], run: true },
+  site: { database: "mysql://reader:secret@127.0.0.1:3307/drupal", pollSeconds: 5 },
   trace: { server: "off" },
 };
 
@@ -21,6 +22,7 @@ test("the server gets its own keys, nested, and none of the client's", () => {
     runTimeoutSeconds: 20,
     drupal: { root: "web" },
     php: { command: ["ddev", "exec", "php"], run: true },
+    site: { database: "mysql://reader:secret@127.0.0.1:3307/drupal", pollSeconds: 5 },
   });
   assert.deepEqual(serverSettings(undefined, true), {});
 });
@@ -43,12 +45,14 @@ test("every workspace/configuration answer is shaped, for the section, a part of
   assert.deepEqual(configurationAnswer("yaml", { validate: true }, false), { validate: true });
 });
 
-test("package.json declares every setting the server gets, and restricts the ones that start programs", () => {
+test("package.json declares every setting the server gets, and restricts the ones that start programs or read a database", () => {
   const declared = Object.keys(manifest.contributes.configuration.properties);
   for (const key of SERVER_SETTINGS) assert.ok(declared.includes(`aiEval.${key}`), key);
   const trust = manifest.capabilities.untrustedWorkspaces;
   assert.equal(trust.supported, "limited");
-  for (const key of ["aiEval.interpreter", "aiEval.php.command", "aiEval.php.run"]) assert.ok(trust.restrictedConfigurations.includes(key), key);
+  for (const key of ["aiEval.interpreter", "aiEval.php.command", "aiEval.php.run", "aiEval.site.database"]) {
+    assert.ok(trust.restrictedConfigurations.includes(key), key);
+  }
 });
 
 test("rubrics by name alone are the AI Eval language's; the server decides the rest", () => {

@@ -97,6 +97,12 @@ def run_label(row: Mapping[str, Any]) -> str:
     return f"site run {row[SITE_ID]}" if SITE_ID in row else f"run {row['run_id']}"
 
 
+def run_name(row: Mapping[str, Any]) -> int | str:
+    """A run as commands take it (`aiEval.diff`'s `base` and `head`): its local run id, or
+    `site:412`."""
+    return f"site:{row[SITE_ID]}" if SITE_ID in row else int(row["run_id"])
+
+
 def question_scores(scores_json: Any, questions: bool) -> list[CaseRecord]:
     """The per-case (a site's: per-question, `questions`) scores of a row's `scores_json`: an
     object from id to a 0..5 score or null, read entry by entry (a score that is no number is

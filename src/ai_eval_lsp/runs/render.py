@@ -268,13 +268,15 @@ def history_table(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
 
 
 def nothing_to_compare(target: str, latest: Mapping[str, Any] | None, runs: int) -> str:
-    """Why a history opens on no diff: too few runs, or none before the latest shares a case with it."""
+    """Why a history opens on no diff: too few runs, or none of the latest's kind (local, or the
+    site's) before it shares a case (a question) with it."""
     if latest is None or runs < 2:
         return f"`{target}` has {count(runs, 'run')}: nothing to compare yet."
     ran = f" (it ran {cases_file(latest)})" if cases_file(latest) else ""
+    kind, cases = ("site run", "question") if SITE_ID in latest else ("run", "case")
     return (
-        f"No run before run {latest['run_id']}{ran} has a case in common with it, so there is no diff "
-        "to show: their cases differ. Pick two runs to compare them all the same."
+        f"No {kind} before {run_label(latest)}{ran} has a {cases} in common with it, so there is no diff "
+        f"to show: their {cases}s differ. Pick two runs to compare them all the same."
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label
+from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label, run_name
 from ai_eval_lsp.runs.render import (
     format_diff,
     format_diff_markdown,
@@ -44,7 +44,8 @@ def _y(fraction: float) -> float:
 
 def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
     """Average score (of 5) and pass rate over runs, oldest first, the pass rate's Wilson band
-    shaded; both on one 0..1 axis (the average divided by 5)."""
+    shaded; both on one 0..1 axis (the average divided by 5). Its viewBox lets a view narrower
+    than the picture (an editor's panel) scale it down whole."""
     n = len(rows)
     banded = [(i, row) for i, row in enumerate(rows) if row["pass_rate_ci_low"] is not None]
     band = [f"{_x(i, n):.1f},{_y(row['pass_rate_ci_high']):.1f}" for i, row in banded]
@@ -72,7 +73,8 @@ def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         for i, row in enumerate(rows)
     )
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        'role="img" '
         f'aria-label="pass rate with its 95% Wilson band, and average score over runs">{grid}'
         f'<polygon points="{" ".join(band)}" fill="#0969da" fill-opacity="0.15"/>'
         f'<polyline points="{rate}" fill="none" stroke="#0969da" stroke-width="2"/>'
@@ -174,15 +176,26 @@ def report_targets(store: ResultStore, only: str | None = None) -> list[ReportTa
     return targets
 
 
+def history_answer(store: ResultStore, target: str, limit: int | None) -> dict[str, Any]:
+    """`aiEval.history`'s answer: SPEC's `rows`, and for a history view `runs`, each row's
+    `name` (what `aiEval.diff` takes: a local run id or `site:412`) and `label` (`run 12`, `site
+    run 412`), so a client offers runs to compare without naming them itself, and `compare`, the
+    diff it opens on."""
+    rows = store.history(target, limit)
+    runs = [{"name": run_name(row), "label": run_label(row)} for row in rows]
+    return {"rows": rows, "runs": runs, "compare": opening_comparison(store, target)}
+
+
 def opening_comparison(store: ResultStore, target: str) -> dict[str, Any]:
-    """The diff a history view opens on: `{base, head}`, the target's latest run and the newest
-    run before it that shares a case with it (runs of another cases file pair nothing); else
-    `{note}`, why there is none."""
+    """The diff a history view opens on: `{base, head}` (run names, `RunName`), the target's
+    latest run and the newest run of its kind before it that shares a case with it (runs of
+    another cases file pair nothing; the site's runs share questions); else `{note}`, why there is
+    none."""
     latest, runs = store.last_run(target)
     base = store.sharing_cases(latest) if latest else None
     if latest is None or base is None:
         return {"note": nothing_to_compare(target, latest, runs)}
-    return {"base": base["run_id"], "head": latest["run_id"]}
+    return {"base": run_name(base), "head": run_name(latest)}
 
 
 WHAT = ("history", "diff", "report")

@@ -114,6 +114,9 @@ _RUNS = (
 )
 """Every run, local and the site's, in one shape: a query's FROM."""
 _NEWEST_FIRST = "ORDER BY timestamp DESC, id DESC"
+_SCORED = "CASE WHEN json_valid({0}) THEN CASE json_type({0}) WHEN 'object' THEN {0} END END"
+"""A row's `scores_json` where it maps case or question ids to scores, else NULL (no cases): a
+site's row may hold any shape."""
 
 
 WHERE = "; name another with --db (or the `resultsDatabase` setting)"
@@ -385,12 +388,15 @@ class ResultStore:
         )
 
     def sharing_cases(self, head: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The newest run of `head`'s target before it with a case (by id) of `head`'s: the run a
-        history compares its latest with, since runs of another cases file pair no case."""
-        found = self._select(
-            "SELECT * FROM ai_eval_result AS earlier WHERE target_id = ? AND id < ? AND EXISTS ("
-            "SELECT 1 FROM json_each(CASE WHEN json_valid(earlier.scores_json) THEN earlier.scores_json END)"
-            " WHERE key IN (SELECT key FROM json_each(?))) ORDER BY id DESC LIMIT 1",
+        """The newest run of `head`'s target and kind (local, or the site's) before it with a case
+        of `head`'s (by id; a site's run: a question of its `scores_json`): the run a history
+        compares its latest with, since runs of another cases file pair no case."""
+        site = SITE_ID in head
+        found = self._runs(
+            f"SELECT * FROM {_RUNS} AS earlier WHERE target_id = ?1 AND id < ?2 "
+            f"AND {SITE_ID} IS {'NOT ' if site else ''}NULL AND EXISTS ("
+            f"SELECT 1 FROM json_each({_SCORED.format('earlier.scores_json')}) "
+            f"WHERE key IN (SELECT key FROM json_each({_SCORED.format('?3')}))) ORDER BY id DESC LIMIT 1",
             (head["target_id"], head["id"], head["scores_json"]),
         )
         return found[0] if found else None

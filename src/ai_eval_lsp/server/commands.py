@@ -16,7 +16,7 @@ from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricSummary
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
-from ai_eval_lsp.runs.report import opening_comparison, render_stored
+from ai_eval_lsp.runs.report import history_answer, render_stored
 from ai_eval_lsp.runs.run import (
     Cancellation,
     RunError,
@@ -160,10 +160,8 @@ def register(server: AiEvalServer) -> None:
         if limit is not None and not isinstance(limit, int):
             raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
         store = query.results_of((await query.folder_of_target(ls, target, argument.get("uri"))).project)
-        # `compare` beside SPEC's rows: the diff a history view opens on (ARCHITECTURE.md)
-        return await _reading(
-            lambda: {"rows": store.history(target, limit), "compare": opening_comparison(store, target)}
-        )
+        # `runs` and `compare` beside SPEC's rows: what a history view offers and opens on
+        return await _reading(lambda: history_answer(store, target, limit))
 
     @server.command(names.DIFF)
     async def diff(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
