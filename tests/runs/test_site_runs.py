@@ -18,7 +18,7 @@ from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
 from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull, site_row
-from ai_eval_lsp.runs.store import ResultStore
+from ai_eval_lsp.runs.store import ResultStore, StoreError
 
 SCORES = {"q1": 5.0, "q2": 1.0, "q17": 2.0, "q4": None}
 
@@ -325,6 +325,34 @@ def test_a_local_run_that_mirrors_no_site_target_is_not_compared_with_a_site_run
         "error: run 1 of `refund_answer` mirrors no site target, so it cannot be compared with site run 1 of "
         "`support_bot`: add `site_target: support_bot` to its cases file and run it again\n"
     )
+
+
+def test_a_rubric_s_history_offers_the_site_s_runs_it_mirrors_and_the_reverse(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What an editor's history view offers to compare: a rubric's own runs, then the site's runs
+    of the target its cases file mirrors; a site target's runs, then the local runs mirroring it.
+    Any two of them compare, the view's target named."""
+    site.insert(
+        runner_row("support_bot", {"q17": 0.0, "q1": 5.0}, run_id=1),
+        runner_row("other_bot", {"q1": 1.0}, run_id=2),
+    )
+    cli(project, capsys, "site", "pull")
+    cli(project, capsys, "run", str(project / "refund.cases.yaml"))
+    store = ResultStore(project / ".ai_eval" / "results.sqlite")
+    assert history_answer(store, "refund_answer", None)["runs"] == [
+        {"name": 1, "label": "run 1"},
+        {"name": "site:1", "label": "site run 1 of support_bot"},
+    ]
+    assert history_answer(store, "support_bot", None)["runs"] == [
+        {"name": "site:1", "label": "site run 1"},
+        {"name": 1, "label": "run 1 of refund_answer"},
+    ]
+    for target in ("refund_answer", "support_bot"):
+        comparison = store.diff("site:1", 1, target)
+        assert comparison.flipped == ["q17"]
+    with pytest.raises(StoreError, match="site run 2 of `other_bot`"):
+        store.diff("site:2", 1, "refund_answer")
 
 
 def test_two_site_runs_are_compared_by_the_pass_line_of_the_cases_file_mirroring_them(

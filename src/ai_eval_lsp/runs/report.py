@@ -179,10 +179,16 @@ def report_targets(store: ResultStore, only: str | None = None) -> list[ReportTa
 def history_answer(store: ResultStore, target: str, limit: int | None) -> dict[str, Any]:
     """`aiEval.history`'s answer: SPEC's `rows`, and for a history view `runs`, each row's
     `name` (what `aiEval.diff` takes: a local run id or `site:412`) and `label` (`run 12`, `site
-    run 412`), so a client offers runs to compare without naming them itself, and `compare`, the
-    diff it opens on."""
+    run 412`), so a client offers runs to compare without naming them itself, then the runs it
+    compares with across the site (`ResultStore.mirroring`, labelled with their target: a
+    rubric's history offers the site's runs its cases file mirrors, and the reverse), and
+    `compare`, the diff it opens on."""
     rows = store.history(target, limit)
     runs = [{"name": run_name(row), "label": run_label(row)} for row in rows]
+    runs += [
+        {"name": run_name(row), "label": f"{run_label(row)} of {row['target_id']}"}
+        for row in store.mirroring(target)
+    ]
     return {"rows": rows, "runs": runs, "compare": opening_comparison(store, target)}
 
 

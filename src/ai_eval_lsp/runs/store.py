@@ -401,6 +401,17 @@ class ResultStore:
         )
         return found[0] if found else None
 
+    def mirroring(self, target_id: str) -> list[dict[str, Any]]:
+        """The runs a target's runs are compared with across the site, newest first: for a site's
+        target, the local runs of the cases files that mirror it (`site_target`); for a rubric,
+        the site's runs of the targets its cases files mirror."""
+        return self._runs(
+            f"SELECT * FROM {_RUNS} WHERE {SITE_ID} IS NULL AND json_extract(config_json, '$.site_target') = ?1 "
+            f"OR {SITE_ID} IS NOT NULL AND target_id IN (SELECT json_extract(config_json, '$.site_target') "
+            f"FROM ai_eval_result WHERE target_id = ?1) {_NEWEST_FIRST}",
+            (target_id,),
+        )
+
     def last_run(self, target_id: str) -> tuple[dict[str, Any] | None, int]:
         """A target's latest run and how many runs it has."""
         found = self._runs(
@@ -517,8 +528,11 @@ class ResultStore:
             named = f"site run {number}" if kind == "site" else f"run {number}"
             pulled = " (`ai-eval-lsp site pull` reads the site's runs)" if kind == "site" else ""
             raise StoreError(f"{self.path} has no {named}{pulled}")
+        # a site's run named beside a rubric's target is checked against the local run it is
+        # compared with (`_compare`): the rubric's cases file may mirror it
         if (
             targets.named is not None
+            and SITE_ID not in row
             and row["target_id"] != targets.named
             and mirrored_target(row) != targets.named
         ):
