@@ -146,6 +146,7 @@ async def test_a_site_target_s_history_names_its_runs_and_opens_on_its_latest_tw
 ) -> None:
     """What an editor's history view of a site target gets from the project's folder: the runs to
     pick by name, and the diff of the latest two site runs, which share their questions."""
+    await command(showing, "aiEval.siteRuns", {})  # the first read done: the history holds the site's runs
     history = await command(showing, "aiEval.history", {"target": "support_bot", "uri": project.as_uri()})
     assert [row["siteId"] for row in history["rows"]] == [2, 1]
     assert history["runs"] == [
