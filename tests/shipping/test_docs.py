@@ -92,7 +92,7 @@ def test_links_into_the_repository_name_files_it_has() -> None:
     link = re.compile(rf"{re.escape(REPOSITORY)}/(?:blob|tree)/main/([^)#\s]+)")
     missing = {
         (page.relative_to(ROOT).as_posix(), path)
-        for page in [*PAGES, ROOT / "README.md"]
+        for page in [*PAGES, ROOT / "README.md", ROOT / "PYPI.md"]
         for path in link.findall(page.read_text(encoding="utf-8"))
         if not (ROOT / path).exists()
     }
@@ -156,3 +156,9 @@ def anchors(page: Path) -> set[str]:
 def test_every_section_the_readme_had_has_a_page(heading: str) -> None:
     page, _, anchor = HOMES[heading].partition("#")
     assert anchor in anchors(DOCS / page)
+
+
+def test_the_readmes_links_name_files_of_the_repository() -> None:
+    relative = re.compile(r"\]\((?!https?:|#)([^)#\s]+)")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert {path for path in relative.findall(readme) if not (ROOT / path).exists()} == set()
