@@ -158,6 +158,12 @@ def test_every_section_the_readme_had_has_a_page(heading: str) -> None:
     assert anchor in anchors(DOCS / page)
 
 
+def test_the_readme_is_a_front_page_and_the_architecture_a_map() -> None:
+    """What a newcomer reads first stays short: the rest is a page of the docs."""
+    assert len((ROOT / "README.md").read_bytes()) <= 12_000
+    assert len((ROOT / "ARCHITECTURE.md").read_bytes()) <= 20_000
+
+
 def test_the_readmes_links_name_files_of_the_repository() -> None:
     relative = re.compile(r"\]\((?!https?:|#)([^)#\s]+)")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
