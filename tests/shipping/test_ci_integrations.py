@@ -26,7 +26,7 @@ from site_db import SqliteSite, runner_row
 from ai_eval_lsp.cli import main
 
 REPO = ROOT
-README = REPO / "README.md"
+CI_PAGE = REPO / "docs" / "ci.md"
 
 CLEAN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: must_contain_any, values: [sorry]}}\nscoring: {{combine: all_pass}}\n'
 BROKEN = 'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: regexp}}\nscoring: {{combine: all_pass}}\n'
@@ -74,15 +74,15 @@ def git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
     return done.stdout.strip()
 
 
-def readme_block(section: str, marker: str) -> str:
-    """The first YAML block of a README section that contains `marker`."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"\n### {section}\n")
-    end = text.find("\n## ", start)
-    for block in re.findall(r"```yaml\n(.*?)```", text[start:end], re.DOTALL):
+def docs_block(section: str, marker: str) -> str:
+    """The first YAML block of a section of the CI page (docs/ci.md) that contains `marker`."""
+    text = CI_PAGE.read_text(encoding="utf-8")
+    start = text.index(f"\n## {section}\n")
+    end = text.find("\n## ", start + 1)
+    for block in re.findall(r"```yaml\n(.*?)```", text[start : end if end >= 0 else None], re.DOTALL):
         if marker in block:
             return str(block)
-    raise AssertionError(f"README's {section!r} section has no YAML block with {marker!r}")
+    raise AssertionError(f"the CI page's {section!r} section has no YAML block with {marker!r}")
 
 
 # --- check --skip-other-files ----------------------------------------------------------------
@@ -194,8 +194,8 @@ def test_try_repo_check_hook_fails_and_names_the_problem(hooks: HookSource, tmp_
 
 @pytest.fixture(scope="module")
 def config() -> dict[str, Any]:
-    """The README's `.pre-commit-config.yaml`, pointed at this checkout."""
-    loaded = yaml.safe_load(readme_block("pre-commit", "repos:"))
+    """The docs' `.pre-commit-config.yaml`, pointed at this checkout."""
+    loaded = yaml.safe_load(docs_block("pre-commit", "repos:"))
     assert isinstance(loaded, dict)
     return loaded
 
@@ -208,7 +208,7 @@ def use_config(hooks: HookSource, config: dict[str, Any], repo: Path) -> None:
     git(repo, "add", "-A")
 
 
-def test_readme_config_check_hook_passes_on_clean_files_and_skips_other_yaml(
+def test_the_docs_config_check_hook_passes_on_clean_files_and_skips_other_yaml(
     hooks: HookSource, config: dict[str, Any], tmp_path: Path
 ) -> None:
     assert [hook["id"] for hook in config["repos"][0]["hooks"]] == ["ai-eval-check", "ai-eval-run"]
@@ -234,7 +234,7 @@ def test_readme_config_check_hook_passes_on_clean_files_and_skips_other_yaml(
     assert "evals/rubrics/tone.yaml:4:12: unknown-kind unknown check kind `regexp`" in done.stdout
 
 
-def test_readme_config_run_hook_gates_and_keeps_the_projects_history(
+def test_the_docs_config_run_hook_gates_and_keeps_the_projects_history(
     hooks: HookSource, config: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = repository(
@@ -243,7 +243,7 @@ def test_readme_config_run_hook_gates_and_keeps_the_projects_history(
             "rubrics/tone.yaml": CLEAN.format(id="tone"),
             "tone.cases.yaml": cases_file("tone", "It is late."),
             "notes.yaml": "rubric: not a cases file\n",
-            ".gitignore": ".ai_eval/\n",  # as the README says: the hook writes the results there
+            ".gitignore": ".ai_eval/\n",  # as the docs say: the hook writes the results there
         },
     )
     use_config(hooks, config, repo)
@@ -561,9 +561,9 @@ def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
         assert secret not in output
 
 
-def test_readme_workflow_uses_the_actions_inputs_and_outputs(action: dict[str, Any]) -> None:
+def test_the_docs_workflow_uses_the_actions_inputs_and_outputs(action: dict[str, Any]) -> None:
     action_name = REPOSITORY.removeprefix("https://github.com/")  # owner/name, as `uses:` says it
-    workflow = yaml.safe_load(readme_block("GitHub Actions", f"uses: {action_name}@"))
+    workflow = yaml.safe_load(docs_block("GitHub Actions", f"uses: {action_name}@"))
     steps = workflow["jobs"]["ai-eval"]["steps"]
     (ours,) = [s for s in steps if s.get("uses", "").startswith(f"{action_name}@")]
     assert set(ours["with"]) <= set(action["inputs"])

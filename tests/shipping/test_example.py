@@ -1,4 +1,4 @@
-"""The README's first command, run as a new user runs it: on a fresh copy of the checkout, from an
+"""The README's example command, run as a new user runs it: on a fresh copy of the checkout, from an
 empty `.venv`, printing what the README shows."""
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ README = ROOT / "README.md"
 
 
 def readme_example() -> tuple[str, list[str]]:
-    """The example command of the README's first section, and the output it shows for it."""
-    section = README.read_text(encoding="utf-8").split("\n## ")[1]
+    """The example command of the README's "See it work" section, and the output it shows for it."""
+    section = (
+        README.read_text(encoding="utf-8").split("\n## See it work, run the tests\n")[1].split("\n## ")[0]
+    )
     commands, shown = re.findall(r"```\w*\n(.*?)```", section, re.DOTALL)[:2]
     command = next(line for line in commands.splitlines() if "example" in line)
     return command.split("#")[0].strip(), shown.splitlines()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import shlex
 import tomllib
 from collections.abc import Callable, Mapping
@@ -26,41 +27,105 @@ RESTRICTED = frozenset({"php_command", "php_run", "results_database", "site_data
 whether it runs, where runs are written, and which database is read."""
 
 
+def _setting(default: Any, description: str, **metadata: Any) -> Any:
+    """A setting's default and what it does, in words the settings reference
+    (`docs/settings.md`, written from these by `scripts/settings_reference.py`) shows users."""
+    # a secret (a password in a URL) stays out of every repr, and so out of logs
+    return field(
+        default=default, repr=not metadata.get("secret"), metadata={"description": description, **metadata}
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
-    rubric_globs: tuple[str, ...] = ()
-    """Globs of rubric files, added to the default rules of SPEC section 2."""
-    cases_globs: tuple[str, ...] = ()
-    schema_fragments: tuple[str, ...] = ()
-    """JSON files of kind definitions, for kinds that exist only in a PHP site."""
-    results_database: str = ".ai_eval/results.sqlite"
-    export_envelope_on_complete: bool = False
-    run_timeout_seconds: float = 10.0
-    drupal_root: str = ""
-    """The Drupal codebase's root, relative to the project root; empty: found on its own."""
-    drupal_site: str = ""
-    """The site of a multisite codebase whose configuration is read; empty: `default`, else the
-    only one, else the first by name."""
-    php_command: tuple[str, ...] = field(default=("php",), metadata={"command": True})
-    """How to start PHP 8.1+: `php`, or a wrapper such as `ddev exec php`."""
-    php_run: bool = True
-    """Whether PHP executors may run at all (off in a workspace the editor does not trust)."""
-    workspace_trusted: bool = True
-    """False from an editor whose workspace is not trusted (VS Code's Restricted Mode): then the
-    project's own settings files may not say how PHP starts, whether it runs, or where runs are
-    stored (`RESTRICTED`); the editor's values stand."""
-    run_on_save: str = field(default="off", metadata={"choices": ("off", "affected")})
-    """`affected`: a saved rubric or cases file runs the cases files it affects (SPEC section 3)."""
-    site_database: str = field(default="", repr=False, metadata={"secret": True})
-    """The Drupal site's database as a URL (`mysql://USER:PASSWORD@HOST:PORT/DATABASE#PREFIX`,
-    `pgsql://...`, `sqlite://localhost/PATH`); empty: read from the site's settings.php. Never
-    shown: it may hold a password."""
-    site_poll_seconds: float = field(default=15.0, metadata={"minimum": 0})
-    """How often the server reads the site's new runs while a file of the project is open; 0:
-    only when asked (`aiEval.siteRuns`)."""
-    site_regression_tolerance: float = field(default=0.5, metadata={"minimum": 0})
-    """How far a site run's average may fall below the target's previous one before it is
-    flagged `regressed`."""
+    rubric_globs: tuple[str, ...] = _setting(
+        (),
+        "More rubric files, as globs relative to the project root, added to the default rules: a "
+        "name ending in `.rubric.yaml` or `.rubric.yml`, a folder named `rubrics` at any depth, the "
+        "`# yaml-language-server: $schema=...rubric.schema.json` modeline.",
+    )
+    cases_globs: tuple[str, ...] = _setting(
+        (),
+        "More cases files, as globs relative to the project root, added to `*.cases.yaml` and `*.cases.yml`.",
+    )
+    schema_fragments: tuple[str, ...] = _setting(
+        (),
+        "JSON files of kind definitions (a kind name to its JSON Schema), for kinds that exist only in "
+        "a PHP site and that no executor declares readably: their kinds validate, and are shown as not "
+        "executed unless an executor runs them.",
+    )
+    results_database: str = _setting(
+        ".ai_eval/results.sqlite",
+        "The SQLite file that stores every run (its row and every case), relative to the project root.",
+    )
+    export_envelope_on_complete: bool = _setting(
+        False,
+        'Write an "Every Eval Ever" style envelope to `.ai_eval/envelopes/` after every run (the shipped '
+        "`envelope` run-complete subscriber).",
+    )
+    run_timeout_seconds: float = _setting(
+        10.0,
+        "How long one check may run before it fails with a timeout: a regex that backtracks too long, "
+        "or a plugin or PHP executor that does not return.",
+    )
+    drupal_root: str = _setting(
+        "",
+        "The Drupal codebase whose modules' check executors are read, relative to the project root: its "
+        "Drupal root, or the site's composer project. Empty: found on its own (`core/lib/Drupal.php`, "
+        "a `composer.json` requiring `drupal/core`, or `*.info.yml` modules, in the root or `web/`, "
+        "`docroot/` or composer's web root).",
+    )
+    drupal_site: str = _setting(
+        "",
+        "In a multisite codebase, the site (`sites/<site>/`) whose `settings.php` and configuration "
+        "export decide which modules are installed. Empty: `default`, else the only site, else the "
+        "first by name (you are told which).",
+    )
+    php_command: tuple[str, ...] = _setting(
+        ("php",),
+        "How to start PHP 8.1 or later to run the Drupal modules' check executors: `php`, a path, or a "
+        'command in a container such as `["ddev", "exec", "--dir", "/var/www/html", "php"]`. PHP runs '
+        "only for runs you start, never for diagnostics.",
+        command=True,
+    )
+    php_run: bool = _setting(
+        True,
+        "Whether PHP check executors may run at all. Off: checks of PHP-only kinds are skipped, and the "
+        "run's reason names them. Always off in a workspace the editor does not trust.",
+    )
+    workspace_trusted: bool = _setting(
+        True,
+        "Sent by the editor, not set by you: false in a workspace it does not trust (VS Code's "
+        "Restricted Mode). Then the project's own settings files may not say how PHP starts, whether "
+        "it runs, where runs are stored or which site database is read; the editor's values stand.",
+    )
+    run_on_save: str = _setting(
+        "off",
+        "`affected`: in an editor, saving a rubric or cases file that has no error that breaks it runs "
+        "the cases files it affects (the saved cases file, or every cases file whose rubric is the "
+        "saved one or reaches it through composites). `off`: saving runs nothing.",
+        choices=("off", "affected"),
+    )
+    site_database: str = _setting(
+        "",
+        "The Drupal site's database, whose `ai_eval_result` rows are the site's own runs (read only, "
+        "never written), as a URL as Drupal writes them: `mysql://USER:PASSWORD@HOST:PORT/DATABASE#PREFIX`, "
+        "`pgsql://...`, `sqlite://localhost/PATH` (relative to the project root). Empty: read from the "
+        "site's `settings.php`. Never shown, since it may hold a password: set it in your user settings.",
+        secret=True,
+    )
+    site_poll_seconds: float = _setting(
+        15.0,
+        "How often the editor's server reads the site's new runs while a rubric or cases file of the "
+        "project is open. 0: only when asked (`aiEval.siteRuns`).",
+        minimum=0,
+    )
+    site_regression_tolerance: float = _setting(
+        0.5,
+        "How far a site run's average score may fall below the site's run before it (of the same "
+        "target) before the run is flagged as a regression.",
+        minimum=0,
+    )
 
     @property
     def globs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -139,6 +204,35 @@ class Settings:
             return cls(), [f"{path}: the ai-eval settings must be a table"]
         settings, more = cls.from_mapping(table)
         return settings, [f"{path}: {problem}" for problem in problems + more]
+
+
+@dataclass(frozen=True, slots=True)
+class Documented:
+    """A setting as the settings reference shows it."""
+
+    key: str
+    """As `ai-eval.toml` writes it (`php.run`); editors put `aiEval.` before it."""
+    accepts: str
+    default: str
+    """As TOML writes it."""
+    description: str
+
+
+def documented() -> list[Documented]:
+    """Every setting, in the order the settings are defined, with what it accepts (in the words a
+    wrong value's problem uses) and its default."""
+    return [
+        Documented(_setting_name(f.name), _describe(f), _toml(f.default), f.metadata["description"])
+        for f in fields(Settings)
+    ]
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(json.dumps(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def _own_table(data: dict[str, Any]) -> tuple[Any, list[str]]:

@@ -1,4 +1,5 @@
-"""The README's "Write a plugin" code, as written: it runs, and its kind splices into the schema."""
+"""The plugin code of the docs ("Kinds a plugin adds", docs/rubrics.md), as written: it runs, and
+its kind splices into the schema."""
 
 from __future__ import annotations
 
@@ -13,17 +14,17 @@ from ai_eval_lsp.core.schema import Contribution, Origin, combine, core_schema
 from ai_eval_lsp.core.validate import SchemaValidator
 
 
-def readme_plugin() -> Any:
-    section = (ROOT / "README.md").read_text().split("Write a plugin", 1)[1]
+def docs_plugin() -> Any:
+    section = (ROOT / "docs" / "rubrics.md").read_text().split("## Kinds a plugin adds", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None, "the README's plugin section has no Python block"
+    assert code is not None, "the docs' plugin section has no Python block"
     scope: dict[str, Any] = {}
-    exec(compile(code.group(1), "README.md", "exec"), scope)
+    exec(compile(code.group(1), "docs/rubrics.md", "exec"), scope)
     return scope["WordCountExecutor"]()
 
 
-def test_the_readme_plugin_runs_and_its_kind_is_accepted() -> None:
-    executor = readme_plugin()
+def test_the_docs_plugin_runs_and_its_kind_is_accepted() -> None:
+    executor = docs_plugin()
     check = {"id": "short", "kind": "word_count", "min": 2}
     assert executor.applies(check)
     outcome = executor.execute(check, "three words here", {})
@@ -34,9 +35,9 @@ def test_the_readme_plugin_runs_and_its_kind_is_accepted() -> None:
         "3 words",
     )
     combined = combine(
-        core_schema(), [Contribution(Origin("readme", "readme", "0"), executor.check_schema_definitions())]
+        core_schema(), [Contribution(Origin("docs", "docs", "0"), executor.check_schema_definitions())]
     )
     assert combined.problems == []
-    rules = Rules(SchemaValidator.for_rubrics(combined), lambda check: Claim("readme"))
+    rules = Rules(SchemaValidator.for_rubrics(combined), lambda check: Claim("docs"))
     text = 'id: tone\nversion: "1.0"\nchecks:\n  - {id: short, kind: word_count, min: 2}\nscoring: {combine: all_pass}\n'
     assert [p.code for p in analyse_rubric("r.rubric.yaml", text, rules).problems] == []
