@@ -154,9 +154,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-def multisite(base: Path) -> Path:
+def multisite(base: Path, default: bool = False) -> Path:
     """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
-    enables other_assistant (char_count); neither is `default`."""
+    enables other_assistant (char_count); neither is `default`. With `default`, a third site of
+    that name enables what `alpha` does."""
     site = base / "multi"
     shutil.copytree(
         ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval", "broken")
@@ -184,7 +185,9 @@ def multisite(base: Path) -> Path:
     shutil.copytree(site / "config/alpha", site / "config/beta")
     beta = site / "config/beta/core.extension.yml"
     beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
-    for name in ("alpha", "beta"):
+    if default:
+        shutil.copytree(site / "config/alpha", site / "config/default")
+    for name in ("alpha", "beta", "default") if default else ("alpha", "beta"):
         (site / "web/sites" / name).mkdir(parents=True)
         (site / "web/sites" / name / "settings.php").write_text(
             f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"
