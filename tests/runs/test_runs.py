@@ -320,14 +320,14 @@ def test_subscribers_get_each_row_once_after_it_is_stored_even_beside_failing_an
             earlier.join()
     log = tmp_path_factory.mktemp("log") / "calls.jsonl"
     monkeypatch.setenv("AI_EVAL_TEST_SUBSCRIBERS", str(log))
-    monkeypatch.setenv("AI_EVAL_TEST_SLOW_SECONDS", "5")
+    gate = log.with_name("the slow subscriber may end")
+    monkeypatch.setenv("AI_EVAL_TEST_SLOW_UNTIL", str(gate))
     (workspace / "t.cases.yaml").write_text(cases(case("a", "sorry")))
-    started = time.monotonic()
     result = run_cases(project(workspace), workspace / "t.cases.yaml")
-    returned = time.monotonic() - started
-    assert returned < 4  # the slow subscriber (5 s) runs after the row is returned
-    assert result.subscribers is not None
+    assert result.subscribers is not None and result.subscribers.is_alive()  # the row came back first
+    gate.touch()
     result.subscribers.join(timeout=60)
+    assert not result.subscribers.is_alive()
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(c["id"], c["run_id"]) for c in calls] == [(result.row["id"], result.row["run_id"])]
     with sqlite3.connect(workspace / ".ai_eval" / "results.sqlite") as connection:
