@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -145,6 +146,15 @@ SLOW = (
 """Tests that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
 
+IN_THE_CHECKOUT = (
+    "shipping/test_release.py",
+    "editors/test_vscode.py",
+    "shipping/test_example.py",
+    "shipping/test_ci_integrations.py",
+)
+"""Tests that build in the checkout (`dist/`, `build/`, the extension's build and bundled wheels)
+or install from what is built there: one worker runs them, one after the other."""
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
@@ -152,6 +162,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         relative = item.path.relative_to(tests).as_posix()
         if relative.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """How pytest-xdist shares the tests among its workers (`-n auto` in pyproject.toml)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        """Each file's tests on one worker, in order (its module fixtures start once); the files
+        that build in the checkout together, on the first worker free: the longest work."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "checkout" if path.removeprefix("tests/").startswith(IN_THE_CHECKOUT) else path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if "checkout" in self.workqueue:
+                self.workqueue.move_to_end("checkout", last=False)
+            super()._assign_work_unit(node)
+
+    return ByFile(config, log)
 
 
 def multisite(base: Path, default: bool = False) -> Path:
