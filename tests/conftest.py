@@ -11,6 +11,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -153,6 +154,15 @@ SLOW = (
 """Tests that start real clients, servers, editors, PHP or installs: marked `slow`, so that
 `pytest -m "not slow"` is an inner loop of well under a minute; CI runs everything."""
 
+IN_THE_CHECKOUT = (
+    "shipping/test_release.py",
+    "editors/test_vscode.py",
+    "shipping/test_example.py",
+    "shipping/test_ci_integrations.py",
+)
+"""Tests that build in the checkout (`dist/`, `build/`, the extension's build and bundled wheels)
+or install from what is built there: one worker runs them, one after the other."""
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
@@ -162,9 +172,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-def multisite(base: Path) -> Path:
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """How pytest-xdist shares the tests among its workers (`-n auto` in pyproject.toml)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        """Each file's tests on one worker, in order (its module fixtures start once); the files
+        that build in the checkout together, on the first worker free: the longest work."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "checkout" if path.removeprefix("tests/").startswith(IN_THE_CHECKOUT) else path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if "checkout" in self.workqueue:
+                self.workqueue.move_to_end("checkout", last=False)
+            super()._assign_work_unit(node)
+
+    return ByFile(config, log)
+
+
+def multisite(base: Path, default: bool = False) -> Path:
     """The example site with two sites: `alpha` enables support_assistant (word_count), `beta`
-    enables other_assistant (char_count); neither is `default`."""
+    enables other_assistant (char_count); neither is `default`. With `default`, a third site of
+    that name enables what `alpha` does."""
     site = base / "multi"
     shutil.copytree(
         ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval", "broken")
@@ -192,7 +224,9 @@ def multisite(base: Path) -> Path:
     shutil.copytree(site / "config/alpha", site / "config/beta")
     beta = site / "config/beta/core.extension.yml"
     beta.write_text(beta.read_text().replace("support_assistant", "other_assistant"))
-    for name in ("alpha", "beta"):
+    if default:
+        shutil.copytree(site / "config/alpha", site / "config/default")
+    for name in ("alpha", "beta", "default") if default else ("alpha", "beta"):
         (site / "web/sites" / name).mkdir(parents=True)
         (site / "web/sites" / name / "settings.php").write_text(
             f"<?php\n$settings['config_sync_directory'] = '../config/{name}';\n"

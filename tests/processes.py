@@ -62,6 +62,13 @@ def ends_alone(pid: int, seconds: float) -> bool:
     return False
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far (user and system). The `regex` module's time limit
+    counts CPU time, which a busy machine stretches in the wall clock's time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def recording_php(folder: Path) -> tuple[Path, Path]:
     """A `php.command` that writes a line to a file each time it is started, then runs Debian's
     PHP: the file stays empty exactly when no PHP process was started through it."""

@@ -115,6 +115,20 @@ def test_a_multisite_codebase_reads_the_site_drupal_site_names(tmp_path: Path) -
     assert "site beta (of alpha, beta)" in listed.stdout
 
 
+def test_drupal_site_is_read_even_where_there_is_a_default_site(tmp_path: Path) -> None:
+    site = multisite(tmp_path, default=True)
+    first = run(site, "check", "--format", "json", "uses_both.rubric.yaml")
+    (unknown,) = problems(first)
+    assert unknown["code"] == "unknown-kind" and unknown["line"] == 5  # char_count: default reads as alpha
+    assert "sites" not in first.stderr  # `default` is the site read unless told: nothing to say
+    (site / "ai-eval.toml").write_text('drupal.site = "beta"\n')
+    second = run(site, "check", "--format", "json", "uses_both.rubric.yaml")
+    assert second.stderr == ""  # chosen, and found: nothing to say
+    (unknown,) = problems(second)
+    assert unknown["code"] == "unknown-kind" and unknown["line"] == 4  # word_count: not beta's
+    assert "site beta (of alpha, beta, default)" in run(site, "plugins").stdout
+
+
 def test_a_kind_of_a_module_the_site_does_not_enable_says_which_module_and_how(monorepo: Path) -> None:
     site = monorepo / "drupal"
     export = site / EXTENSION

@@ -53,6 +53,12 @@ def take(lines: queue.Queue[str], until: str, timeout: float = 60) -> list[str]:
     return taken
 
 
+def sigint_as_in_a_terminal() -> None:
+    """In the child: SIGINT handled as by default. A child inherits an ignored SIGINT (pytest run
+    as a job started with `&` by a script ignores it), and Python then leaves it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_run_watch_re_runs_what_a_change_affects_and_ends_on_sigint(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     for name, text in FILES.items():
@@ -72,6 +78,7 @@ def test_run_watch_re_runs_what_a_change_affects_and_ends_on_sigint(tmp_path: Pa
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_as_in_a_terminal,
     ) as process:
         out, err = lines_of(process.stdout), lines_of(process.stderr)
         try:
@@ -84,10 +91,12 @@ def test_run_watch_re_runs_what_a_change_affects_and_ends_on_sigint(tmp_path: Pa
             take(err, "watching")
             # `polite` no longer apologises enough: its rubric changes, and every cases file that
             # reaches it re-runs (middle through its composite); other.cases.yaml does not.
-            for _ in range(10):  # the watcher may start a moment after it says so: write until seen
+            # The watcher may start a moment after it says so: write until seen (a write seen
+            # twice makes a round more, which says the same).
+            for _ in range(60):
                 (tmp_path / "leaf.rubric.yaml").write_text(LEAF.replace("[sorry]", "[apologies]"))
                 try:
-                    again = take(out, "middle.cases.yaml: middle: pass rate", timeout=5)
+                    again = take(out, "middle.cases.yaml: middle: pass rate", timeout=1)
                     break
                 except queue.Empty:
                     continue

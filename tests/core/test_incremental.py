@@ -33,6 +33,7 @@ CHECKS = (
     "  - id: sub\n    kind: composite\n    rubric: tone\n",
     "  - id: polite\n    kind: regexp\n    patern: x\n",
     "  - id: words\n    kind: must_not_contain\n    values:\n      - As an AI\n      - I cannot\n",
+    "  - id: vague\n    kind: bogus\n",
 )
 CASES = (
     "  - id: a\n    question: {id: q1, input: hi, expected: {reference: yes}}\n    response: |\n      Sorry, é.\n      More.\n",
@@ -171,6 +172,31 @@ def edits_of(
         yield text, pending
 
 
+def replacing(
+    text: str, replacements: list[tuple[str, str, bool]]
+) -> list[tuple[float, bool, int, str, bool]]:
+    """The `edit_steps` that replace the first `old` of the text (as the steps before left it)
+    with `new`, each sent together with the next when told: fixed examples of chosen edits."""
+    steps = []
+    for old, new, together in replacements:
+        start = text.index(old)
+        steps.append(((start + 0.5) / len(text), False, len(old), new, together))
+        text = text[:start] + new + text[start + len(old) :]
+    return steps
+
+
+CROSSING = [1, 7]
+"""A check whose pattern is edited, then a check of the unknown kind `bogus`."""
+CROSSING_EDITS = [("[A-Z]", "[A-Za-z]", True), ("bogus", "regex", False)]
+"""Two cursors, one didChange: the first check's pattern, and the second's kind, now `regex`
+(which lacks its `pattern`)."""
+REPEATED_ID = [0, 5]
+"""Two checks named `polite`."""
+SWAPPED_LINES = [("id: polite\n    kind: must_contain_any", "kind: must_contain_any\n    id: polite", False)]
+"""The first `polite` check's `id:` and `kind:` lines swapped: no line added, its id one line down
+(the repeated id's message names that line)."""
+
+
 @pytest.mark.parametrize("limit", [yamltree.REFERENCE_LIMIT, 0], ids=["small", "past-the-reference-limit"])
 @pytest.mark.parametrize("role", ["rubric", "cases"])
 @settings(
@@ -191,6 +217,8 @@ def edits_of(
     items=[3, 0, 1, 2, 2, 0], steps=[(0.75390625, False, 0, 0.0, False), (0.5, False, 0, 0.859375, False)]
 )
 @example(items=[0, 3, 5], steps=[(0.45, False, 0, "{k: v}", False), (0.3, False, 0, 0.8, False)])
+@example(items=CROSSING, steps=replacing(document("rubric", CROSSING), CROSSING_EDITS))
+@example(items=REPEATED_ID, steps=replacing(document("rubric", REPEATED_ID), SWAPPED_LINES))
 def test_an_edit_gives_what_a_full_analysis_gives(
     rules: Rules, monkeypatch: pytest.MonkeyPatch, role: Role, limit: int, items: list[int], steps: Any
 ) -> None:
@@ -251,6 +279,51 @@ def test_edits_sent_together_are_one_edit_of_the_text_before() -> None:
         after = after[: edit.start] + edit.inserted + after[edit.start + edit.removed :]
     one = merged(edits, after)
     assert text[: one.start] + one.inserted + text[one.start + one.removed :] == after
+
+
+def edited(
+    rules: Rules, items: list[int], replacements: list[tuple[str, str, bool]]
+) -> tuple[Analysis, Analysis]:
+    """The analysis after `replacements` (sent in one didChange) of a rubric of `items`, and a
+    full analysis of the text they leave."""
+    text = document("rubric", items)
+    current = analyse("rubric", "x.yaml", text, rules)
+    ((new_text, edits),) = edits_of(text, replacing(text, replacements))
+    return update(current, edits, rules, LineIndex(new_text)), analyse("rubric", "x.yaml", new_text, rules)
+
+
+def test_two_cursors_in_two_checks_read_both_again(rules: Rules) -> None:
+    """One didChange with an edit in each of two checks: the second, its kind `bogus` renamed to
+    `regex`, is no longer an unknown kind but a regex check that lacks its pattern."""
+    after, full = edited(rules, CROSSING, CROSSING_EDITS)
+    assert [(p.code, p.message) for p in after.problems if p.code != "unused-weight"] == [
+        ("schema", "regex check: missing required field `pattern`")
+    ]
+    assert_same(after, full)
+
+
+def test_a_range_across_two_items_is_inside_neither(rules: Rules) -> None:
+    text = document("rubric", CROSSING)
+    layout = analyse("rubric", "x.yaml", text, rules).layout
+    assert layout is not None
+    pattern, kind, second = text.index("[A-Z]"), text.index("bogus"), layout.starts[1]
+    assert layout.find(pattern, pattern + 5) == 0
+    assert layout.find(kind, kind + 5) == 1
+    assert layout.find(pattern, second) == 0  # up to the first item's end: still inside it
+    assert layout.find(pattern, second + 1) is None
+    assert layout.find(pattern, kind + 5) is None
+
+
+def test_swapping_a_checks_id_and_kind_lines_moves_the_line_its_repeated_id_names(rules: Rules) -> None:
+    """No line is added, and the edit is inside the first `polite` check; its id is a line down,
+    so the second `polite`'s message names the line it is on now."""
+    after, full = edited(rules, REPEATED_ID, SWAPPED_LINES)
+    (repeated,) = (p for p in after.problems if p.code == "duplicate-id")
+    assert (
+        repeated.message
+        == "the check id `polite` is already used at line 6; check ids must be unique in a rubric"
+    )
+    assert_same(after, full)
 
 
 @pytest.mark.parametrize("role", ["rubric", "cases"])

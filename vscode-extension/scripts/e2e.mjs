@@ -190,11 +190,20 @@ async function openFolder(folder) {
 }
 
 async function openFile(name) {
-  await page.keyboard.press("Control+P");
-  await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
-  await page.keyboard.type(name);
-  // Enter accepts the focused row, which follows the typed filter a moment later than the rows do.
-  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused:has-text("${name}")`, { timeout: 30000 });
+  // Quick Open closes when something else takes the focus (on a busy machine, a view that loads
+  // late did, and the name was never found): open it again, at most three times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press("Control+P");
+      await page.fill(".quick-input-widget input", name, { timeout: 10000 });
+      // Enter accepts the focused row, which follows the filter a moment later than the rows do.
+      await page.waitForSelector(`.quick-input-list .monaco-list-row.focused:has-text("${name}")`, { timeout: 10000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await page.keyboard.press("Escape");
+    }
+  }
   await page.keyboard.press("Enter");
   await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 30000 });
 }
