@@ -17,7 +17,7 @@ from site_db import SqliteSite, drush_row, runner_row
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
-from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull, site_row
+from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 
 SCORES = {"q1": 5.0, "q2": 1.0, "q17": 2.0, "q4": None}
@@ -78,23 +78,26 @@ def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_rea
 def test_numbers_as_strings_and_decimals_are_read_and_other_scores_leave_aggregates_only() -> None:
     import decimal
 
-    row = site_row(
-        {
-            "id": "12",
-            "target_id": "support_bot",
-            "timestamp": decimal.Decimal("1780000000"),
-            "avg_score": decimal.Decimal("3.1000"),
-            "pass_rate": "0.75",
-            "pass_rate_ci_low": None,
-            "pass_rate_ci_high": b"0.9",
-            "passed_gate": "1",
-            "question_count": 4,
-            "error_count": "0",
-            "scores_json": b"[1, 2]",
-            "source": "manual",
-            "duration": decimal.Decimal("12.34"),
-            "config_json": None,
-        }
+    row = as_row(
+        site_row(
+            [
+                "12",
+                "support_bot",
+                None,
+                decimal.Decimal("1780000000"),
+                decimal.Decimal("3.1000"),
+                "0.75",
+                None,
+                b"0.9",
+                "1",
+                4,
+                "0",
+                b"[1, 2]",
+                "manual",
+                decimal.Decimal("12.34"),
+                None,
+            ]
+        )
     )
     assert row == {
         "id": 12,
@@ -112,8 +115,9 @@ def test_numbers_as_strings_and_decimals_are_read_and_other_scores_leave_aggrega
         "source": "manual",
         "duration": 12.34,
         "config_json": None,
+        "siteId": 12,
     }
-    assert ResultStore(Path("/nonexistent.sqlite")).cases({**row, "siteId": 12}) == []
+    assert ResultStore(Path("/nonexistent.sqlite")).cases(row) == []
 
 
 def test_each_new_row_is_announced_with_its_line_and_whether_it_regressed(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from ai_eval_lsp.cli.common import (
     EXIT_CLEAN,
@@ -55,7 +55,7 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
     """Read the project's site's new runs into the results database and say what came, a line
     per target (`quiet`: only trouble, as a warning, for a command that goes on)."""
     from ai_eval_lsp.drupal.site_address import AddressError, parse_url
-    from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, pull
+    from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull
     from ai_eval_lsp.runs.store import ResultStore, StoreError
 
     trouble = "warning" if quiet else "error"
@@ -83,12 +83,11 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
         print(f"warning: {skipped}", file=sys.stderr)
     if quiet:
         return EXIT_CLEAN
-    by_target: dict[str, list[dict[str, Any]]] = {}
-    for row in pulled.rows:
-        by_target.setdefault(row["target_id"], []).append(row)
-    for target, rows in by_target.items():
-        latest = announce(store, address.identity, rows[-1:])[0]
-        print(f"{target}: {count(len(rows), 'new site run')}; latest: {latest.summary}")
-    if not pulled.rows:
+    new = Counter(values[1] for values in pulled.stored)
+    latest = {values[1]: values for values in pulled.stored}
+    for target, runs in new.items():
+        (run,) = announce(store, address.identity, [as_row(latest[target])])
+        print(f"{target}: {count(runs, 'new site run')}; latest: {run.summary}")
+    if not pulled.stored:
         print(f"no new site runs in {address}")
     return EXIT_CLEAN

@@ -16,8 +16,9 @@ import json
 import math
 import socket
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 from ai_eval_lsp.core.compare import SITE_ID
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
-from ai_eval_lsp.runs.store import ResultStore
+from ai_eval_lsp.runs.store import ROW_FIELDS, ResultStore
 
 TIMEOUT = 5.0
 """Seconds a connection and each query may take before the site counts as unreachable."""
@@ -43,7 +44,7 @@ class BadRow(ValueError):
 
 
 class _Connection(Protocol):
-    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]: ...
+    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]: ...
     def close(self) -> None: ...
 
 
@@ -56,8 +57,9 @@ class SiteReader:
         self.connects = 0
         """How many connections were opened (a test's view of whether it reached out)."""
 
-    def rows_after(self, last_id: int, limit: int = BATCH) -> list[dict[str, Any]]:
-        """The raw rows with an id above `last_id`, by id; SiteError when they cannot be read
+    def rows_after(self, last_id: int, limit: int = BATCH) -> list[list[Any]]:
+        """The raw rows with an id above `last_id` (their values in `ROW_FIELDS` order), by id;
+        SiteError when they cannot be read
         (the connection is then dropped, to be made again next time)."""
         try:
             if self._connection is None:
@@ -82,45 +84,96 @@ class SiteReader:
 class Pulled:
     """What one read of the site brought."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    """The new rows, oldest first, as stored (each with `siteId`)."""
+    stored: list[tuple[Any, ...]] = field(default_factory=list)
+    """The new rows, oldest first, as stored: seed 003's fields in `ROW_FIELDS` order."""
     skipped: list[str] = field(default_factory=list)
     """A note for each row that could not be read."""
     last_id: int = 0
     """The highest id read, rows skipped included: where the next read starts."""
 
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The new rows as the store gives a site's rows back (each with `siteId`); made when
+        asked, since a first read of years of runs needs none of them."""
+        return [as_row(values) for values in self.stored]
+
+
+def as_row(values: Sequence[Any]) -> dict[str, Any]:
+    """A site's row from its stored fields, with `siteId`."""
+    return {**dict(zip(ROW_FIELDS, values, strict=True)), SITE_ID: values[0]}
+
 
 def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pulled:
     """The site's rows above `after` (default: the last one stored), each converted and stored
     whole; SiteError when the site cannot be read (rows stored before the trouble stay). Rows
-    stored meanwhile by another reader of the site (the CLI) are read again and kept once."""
+    stored meanwhile by another reader of the site (the CLI) are read again and kept once. The
+    next batch is read while one is converted and stored: the database builds it and the socket
+    waits for it on another thread, holding neither the interpreter nor the work at hand."""
     site = reader.address.identity
-    last = after if after is not None else store.last_site_id(site) or 0
-    pulled = Pulled(last_id=last)
-    with store.site_writer(site) as write:
-        while True:
-            raw = reader.rows_after(pulled.last_id)
-            converted = []
-            for row in raw:
-                try:
-                    converted.append(site_row(row))
-                except BadRow as err:
-                    pulled.skipped.append(
-                        f"site row {row.get('id')!s} of `{reader.address.table}` is skipped: {err}"
-                    )
-            if converted:
-                write(converted)
-                for row in converted:
-                    row[SITE_ID] = row["id"]  # as the store gives a site's rows back
-                pulled.rows += converted
-            pulled.last_id = max([pulled.last_id, *(_id_of(row) for row in raw)])
-            if len(raw) < BATCH:
-                return pulled
-
-
-def _id_of(row: Mapping[str, Any]) -> int:
+    pulled = Pulled(last_id=after if after is not None else store.last_site_id(site) or 0)
+    ahead = _ReadAhead(reader)
+    ahead.start(pulled.last_id)
     try:
-        return _integer(row.get("id"), "id")
+        with store.site_writer(site) as write:
+            while True:
+                raw = ahead.result()
+                pulled.last_id = max([pulled.last_id, *(_id_of(values) for values in raw)])
+                if len(raw) == BATCH:
+                    ahead.start(pulled.last_id)
+                converted = []
+                for values in raw:
+                    try:
+                        converted.append(site_row(values))
+                    except BadRow as err:
+                        pulled.skipped.append(
+                            f"site row {values[0]!s} of `{reader.address.table}` is skipped: {err}"
+                        )
+                if converted:
+                    write(converted)
+                    pulled.stored += converted
+                if len(raw) < BATCH:
+                    return pulled
+    finally:
+        ahead.wait()  # the connection is the caller's again only once no read is under way
+
+
+class _ReadAhead:
+    """One read of a batch at a time, on a daemon thread of its own."""
+
+    def __init__(self, reader: SiteReader) -> None:
+        self.reader = reader
+        self._done = threading.Event()
+        self._done.set()
+        self._rows: list[list[Any]] = []
+        self._error: BaseException | None = None
+
+    def start(self, last_id: int) -> None:
+        self.wait()
+        self._done.clear()
+
+        def read() -> None:
+            try:
+                self._rows, self._error = self.reader.rows_after(last_id), None
+            except BaseException as err:
+                self._rows, self._error = [], err
+            finally:
+                self._done.set()
+
+        threading.Thread(target=read, name="ai-eval site read", daemon=True).start()
+
+    def result(self) -> list[list[Any]]:
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._rows
+
+    def wait(self) -> None:
+        self._done.wait()
+
+
+def _id_of(values: Sequence[Any]) -> int:
+    try:
+        return _integer(values[0], "id")
     except BadRow:
         return 0
 
@@ -150,43 +203,52 @@ def announce(
 # --- a row read as seed 003 says ---------------------------------------------------------------
 
 
-def site_row(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A site's `ai_eval_result` row as the store keeps it: `run_id` may be absent or null (the
-    Drush path), numbers may come as decimals or strings, `duration` as an integer, a float or a
-    decimal; `config_json` may be null. BadRow says what cannot be read."""
-    target = raw.get("target_id")
+def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
+    """A site's `ai_eval_result` row (seed 003's fields in `ROW_FIELDS` order) as the store keeps
+    it: `run_id` may be null (the Drush path), numbers may come as decimals or strings,
+    `duration` as an integer, a float or a decimal; `config_json` may be null. BadRow says what
+    cannot be read."""
+    (
+        row_id,
+        target,
+        run_id,
+        timestamp,
+        average,
+        rate,
+        low,
+        high,
+        gate,
+        questions,
+        errors,
+        scores,
+        source,
+        duration,
+        config,
+    ) = values
     if isinstance(target, bytes):
         target = target.decode("utf-8", "replace")
     if not isinstance(target, str | int) or isinstance(target, bool) or str(target) == "":
         raise BadRow(f"`target_id` is {target!r}, not a target id")
-    low, high = (
-        _number(raw.get("pass_rate_ci_low"), "pass_rate_ci_low", True),
-        _number(raw.get("pass_rate_ci_high"), "pass_rate_ci_high", True),
-    )
-    questions, errors = (
-        _integer(raw.get("question_count"), "question_count"),
-        _integer(raw.get("error_count", 0), "error_count"),
-    )
+    questions, errors = _integer(questions, "question_count"), _integer(errors, "error_count")
     if not 0 <= errors <= questions:
         raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
-    run_id = raw.get("run_id")
-    return {
-        "id": _integer(raw.get("id"), "id"),
-        "target_id": str(target),
-        "run_id": None if run_id is None else _integer(run_id, "run_id"),
-        "timestamp": _integer(raw.get("timestamp"), "timestamp"),
-        "avg_score": _number(raw.get("avg_score"), "avg_score"),
-        "pass_rate": _number(raw.get("pass_rate"), "pass_rate"),
-        "pass_rate_ci_low": low,
-        "pass_rate_ci_high": high,
-        "passed_gate": 1 if _integer(raw.get("passed_gate"), "passed_gate") else 0,
-        "question_count": questions,
-        "error_count": errors,
-        "scores_json": _text(raw.get("scores_json")),
-        "source": _text(raw.get("source")) or "",
-        "duration": _number(raw.get("duration"), "duration"),
-        "config_json": _text(raw.get("config_json")),
-    }
+    return (
+        _integer(row_id, "id"),
+        str(target),
+        None if run_id is None else _integer(run_id, "run_id"),
+        _integer(timestamp, "timestamp"),
+        _number(average, "avg_score"),
+        _number(rate, "pass_rate"),
+        _number(low, "pass_rate_ci_low", True),
+        _number(high, "pass_rate_ci_high", True),
+        1 if _integer(gate, "passed_gate") else 0,
+        questions,
+        errors,
+        _text(scores),
+        _text(source) or "",
+        _number(duration, "duration"),
+        _text(config),
+    )
 
 
 def _number(value: Any, name: str, optional: bool = False) -> Any:
@@ -237,30 +299,10 @@ def _connect(address: SiteAddress) -> _Connection:
     return drivers[address.driver](address)
 
 
-FIELDS = (
-    "id",
-    "target_id",
-    "run_id",
-    "timestamp",
-    "avg_score",
-    "pass_rate",
-    "pass_rate_ci_low",
-    "pass_rate_ci_high",
-    "passed_gate",
-    "question_count",
-    "error_count",
-    "scores_json",
-    "source",
-    "duration",
-    "config_json",
-)
-"""The columns of seed 003's row that are read."""
-
-
 def _batch_query(table: str, quote: str, aggregate: str, row: str, last: str, limit: str) -> str:
     """The rows above an id as one JSON document the database builds (`aggregate`, a template,
     of `row` of the fields): a batch costs a pure-Python driver one value, not fifteen a row."""
-    fields = ", ".join(_quoted(name, quote) for name in FIELDS)
+    fields = ", ".join(_quoted(name, quote) for name in ROW_FIELDS)
     document = aggregate.format(f"{row}({fields})")
     return (
         f"SELECT {document} FROM (SELECT {fields} FROM {_quoted(table, quote)} "
@@ -268,12 +310,13 @@ def _batch_query(table: str, quote: str, aggregate: str, row: str, last: str, li
     )
 
 
-def _rows(document: Any) -> list[dict[str, Any]]:
-    """The rows of a batch's JSON document, by id (an aggregate's order is the database's)."""
+def _rows(document: Any) -> list[list[Any]]:
+    """The rows of a batch's JSON document, each its values in `ROW_FIELDS` order, by id (an
+    aggregate's order is the database's)."""
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
-    rows = [dict(zip(FIELDS, values, strict=True)) for values in json.loads(document)] if document else []
-    rows.sort(key=lambda row: row["id"] if isinstance(row["id"], int) else 0)
+    rows: list[list[Any]] = json.loads(document) if document else []
+    rows.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
     return rows
 
 
@@ -307,7 +350,7 @@ class _MySql:
             cursor.execute("SET SESSION group_concat_max_len = 1073741824")
         self.query = _batch_query(address.table, "`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "%s", "%s")
 
-    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
         with self.connection.cursor() as cursor:
             cursor.execute(self.query, (last_id, limit))
             found = cursor.fetchone()
@@ -340,7 +383,7 @@ class _Postgres:
             address.table, '"', "json_agg({})::text", "json_build_array", ":last", ":limit"
         )
 
-    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
         found = self.connection.run(self.query, last=last_id, limit=limit)
         return _rows(found[0][0] if found else None)
 
@@ -356,7 +399,7 @@ class _Sqlite:
         self.address = address
         self.query = _batch_query(address.table, '"', "json_group_array({})", "json_array", "?", "?")
 
-    def rows_after(self, last_id: int, limit: int) -> list[dict[str, Any]]:
+    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
         path = Path(self.address.database)
         if not path.is_file():
             raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")

@@ -9,7 +9,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -280,8 +279,9 @@ class ResultStore:
         return {"id": row_id, **{name: stored[name] for name in ROW_FIELDS if name != "id"}}
 
     @contextlib.contextmanager
-    def site_writer(self, site: str) -> Iterator[Callable[[Sequence[Mapping[str, Any]]], int]]:
-        """A writer of rows read from a site (`site`: its identity): each call stores its rows in
+    def site_writer(self, site: str) -> Iterator[Callable[[Sequence[Sequence[Any]]], int]]:
+        """A writer of rows read from a site (`site`: its identity; each row its fields in
+        `ROW_FIELDS` order): each call stores its rows in
         one transaction, each row whole, none twice (a row already stored is left as it is), and
         returns how many were new. One connection serves every call: a first read of years of
         runs writes in many batches, and closing a connection copies its writes back."""
@@ -291,9 +291,8 @@ class ResultStore:
             f"INSERT OR IGNORE INTO ai_eval_site_result ({', '.join(columns)}) "
             f"VALUES ({', '.join('?' * len(columns))})"
         )
-        fields = itemgetter(*ROW_FIELDS)
 
-        def write(rows: Sequence[Mapping[str, Any]]) -> int:
+        def write(rows: Sequence[Sequence[Any]]) -> int:
             if not opened:
                 opened.append(self._connect())
                 # A site's rows can be read again: their commits need not wait for the disk
@@ -303,7 +302,7 @@ class ResultStore:
             try:
                 connection.execute("BEGIN IMMEDIATE")
                 before = connection.total_changes
-                connection.executemany(statement, [(site, *fields(row)) for row in rows])
+                connection.executemany(statement, [(site, *row) for row in rows])
                 added = connection.total_changes - before
                 connection.execute("COMMIT")
             except BaseException:

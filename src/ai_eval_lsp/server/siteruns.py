@@ -119,8 +119,8 @@ async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | N
         site.cursor = pulled.last_id
         for note in pulled.skipped:
             server.log(f"{folder.root}: {note}", types.MessageType.Warning)
-        if first and pulled.rows:
-            server.log(f"{folder.root}: {len(pulled.rows)} site runs read from {site.address}")
+        if first and pulled.stored:
+            server.log(f"{folder.root}: {len(pulled.stored)} site runs read from {site.address}")
     for run in runs:
         _tell(server, folder, run)
     if runs:
