@@ -131,7 +131,7 @@ def test_each_new_row_is_announced_with_its_line_and_whether_it_regressed(
     )
     store = ResultStore(tmp_path / "results.sqlite")
     pulled = pull(store, reader_of(site.path))
-    runs = announce(store, reader_of(site.path).address.identity, pulled.rows)
+    runs = announce(store, reader_of(site.path).address.identity, pulled.rows, 0.5)
     assert [(run.summary, run.regressed) for run in runs] == [
         (
             "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 2 questions, 0 errors",

@@ -86,7 +86,9 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
     new = Counter(values[1] for values in pulled.stored)
     latest = {values[1]: values for values in pulled.stored}
     for target, runs in new.items():
-        (run,) = announce(store, address.identity, [as_row(latest[target])])
+        (run,) = announce(
+            store, address.identity, [as_row(latest[target])], project.settings.site_regression_tolerance
+        )
         print(f"{target}: {count(runs, 'new site run')}; latest: {run.summary}")
     if not pulled.stored:
         print(f"no new site runs in {address}")

@@ -32,7 +32,6 @@ TIMEOUT = 5.0
 """Seconds a connection and each query may take before the site counts as unreachable."""
 BATCH = 5000
 """Rows read per query: a first read of a site with years of runs goes in steps of this."""
-REGRESSION_TOLERANCE = 0.5
 
 
 class SiteError(Exception):
@@ -54,16 +53,13 @@ class SiteReader:
     def __init__(self, address: SiteAddress) -> None:
         self.address = address
         self._connection: _Connection | None = None
-        self.connects = 0
-        """How many connections were opened (a test's view of whether it reached out)."""
 
     def rows_after(self, last_id: int, limit: int = BATCH) -> list[list[Any]]:
         """The raw rows with an id above `last_id` (their values in `ROW_FIELDS` order), by id;
-        SiteError when they cannot be read
-        (the connection is then dropped, to be made again next time)."""
+        SiteError when they cannot be read (the connection is then dropped, to be made again
+        next time)."""
         try:
             if self._connection is None:
-                self.connects += 1
                 self._connection = _connect(self.address)
             return self._connection.rows_after(last_id, limit)
         except SiteError:
@@ -188,7 +184,7 @@ class SiteRun:
 
 
 def announce(
-    store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float = REGRESSION_TOLERANCE
+    store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float
 ) -> list[SiteRun]:
     """Each new row with its line and `regressed`: its average fell more than `tolerance` below
     the site's previous row of the same target, as seed 003's example subscriber decides."""
