@@ -31,6 +31,17 @@ COLUMNS = (
 )
 """Seed 003's columns, in its order."""
 
+RUBRIC = """\
+id: refund_answer
+version: "1.0"
+checks:
+  - id: apologises
+    kind: must_contain_any
+    values: [sorry]
+scoring: {combine: all_pass}
+"""
+"""A rubric whose cases files mirror the site's `support_bot` in the tests."""
+
 _TYPES = {
     # driver: id, text, integer, float, decimal duration, long text
     "mysql": (

@@ -18,7 +18,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from site_db import ServerSite, drush_row, runner_row
+from site_db import RUBRIC, ServerSite, drush_row, runner_row
 from site_shapes import SHAPES, SITE_OF_SHAPE, Database
 
 from ai_eval_lsp.cli import main
@@ -29,8 +29,6 @@ PASSWORD = "Pa55-w0rd:@/%#x"
 """Every site user's password: awkward for a URL, and easy to find in anything printed."""
 POLL = 0.5
 names = itertools.count()
-
-RUBRIC = 'id: refund_answer\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [sorry]}\nscoring: {combine: all_pass}\n'
 
 
 @pytest.fixture(params=["mariadb", "postgres"])

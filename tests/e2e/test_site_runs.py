@@ -17,21 +17,12 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from site_db import SqliteSite, drush_row, runner_row
+from site_db import RUBRIC, SqliteSite, drush_row, runner_row
 
 from e2e.conftest import EDITORS, SERVER
 from e2e.helpers import diagnostics, open_document, start
 
 POLL = 0.5
-RUBRIC = """\
-id: refund_answer
-version: "1.0"
-checks:
-  - id: apologises
-    kind: must_contain_any
-    values: [sorry]
-scoring: {combine: all_pass}
-"""
 CASES = """\
 rubric: refund_answer
 site_target: support_bot

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from site_db import SqliteSite, drush_row, runner_row
+from site_db import RUBRIC, SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
@@ -217,15 +217,6 @@ def test_a_site_target_s_history_opens_on_its_latest_run_and_the_newest_site_run
 
 # --- the command line, with a project mirroring the site's target ----------------------------------
 
-RUBRIC = """\
-id: refund_answer
-version: "1.0"
-checks:
-  - id: apologises
-    kind: must_contain_any
-    values: [sorry]
-scoring: {combine: all_pass}
-"""
 
 CASES = """\
 rubric: refund_answer
