@@ -30,7 +30,7 @@ sys.path[:0] = [str(HERE.parent / "tests")]
 
 from databases import DatabaseServer, MariaDB, PostgreSQL  # noqa: E402
 from lsp_stdio import StdioClient  # noqa: E402
-from site_db import COLUMNS, ServerSite, SiteRow, insert_sql  # noqa: E402
+from site_db import COLUMNS, RUBRIC, ServerSite, SiteRow, insert_sql  # noqa: E402
 
 from ai_eval_lsp.drupal.site_address import parse_url  # noqa: E402
 from ai_eval_lsp.runs.site import SiteReader, pull  # noqa: E402
@@ -38,7 +38,6 @@ from ai_eval_lsp.runs.store import ResultStore  # noqa: E402
 
 PASSWORD = "bench-password"
 QUESTIONS = 20
-RUBRIC = 'id: refund_answer\nversion: "1.0"\nchecks:\n  - {kind: must_contain_any, values: [sorry]}\nscoring: {combine: all_pass}\n'
 
 
 def fill(site: ServerSite, rows: int) -> None:
