@@ -193,8 +193,3 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
 
 def register(server: AiEvalServer) -> None:
     server.folders.on_load.append(lambda folder: watch(server, folder))
-
-    @server.command(names.SITE_RUNS)
-    async def site_runs_command(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
-        argument = arguments[0] if arguments and isinstance(arguments[0], dict) else {}
-        return await site_runs(ls, argument)
