@@ -46,13 +46,13 @@ def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
     assert "_request_futures" in adapter and "_execute_handler" in adapter
 
 
-def test_every_server_handler_says_whether_it_changes_the_session() -> None:
+def test_every_server_handler_is_registered_by_the_routing_table() -> None:
     from ai_eval_lsp.server import create_server
-    from ai_eval_lsp.server.methods import COMMANDS, METHODS
+    from ai_eval_lsp.server.routes import COMMANDS, METHODS
 
     server = create_server()
-    assert set(server.protocol.fm.features) == set(METHODS)
-    assert set(server.protocol.fm.commands) == set(COMMANDS)
+    assert set(server.protocol.fm.features) == {route.name for route in METHODS}
+    assert set(server.protocol.fm.commands) == {route.name for route in COMMANDS}
 
 
 CLIENT_SOURCES = ("vscode-extension/src/*.ts", "neovim/lua/ai_eval/*.lua")

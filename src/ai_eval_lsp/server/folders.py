@@ -25,8 +25,9 @@ from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.progress import Progress, Reporting
+from ai_eval_lsp.server.query import path_of, uri_of
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""
@@ -55,12 +56,12 @@ class Host(Reporting, Protocol):
 
 
 class Folders:
-    def __init__(self, server: Host) -> None:
+    def __init__(self, server: Host, on_load: tuple[Callable[[Folder], None], ...] = ()) -> None:
         self.server = server
         self.session = server.session
         self.reloads: dict[Folder, asyncio.TimerHandle] = {}
         self.told: set[tuple[Path, str]] = set()
-        self.on_load: list[Callable[[Folder], None]] = []
+        self.on_load = on_load
         """Called on the loop once a folder's project is (re)loaded: what follows a project's
         settings (its site's runs)."""
 

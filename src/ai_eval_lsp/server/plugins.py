@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp.server import query
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import path_of
+
+if TYPE_CHECKING:
+    from ai_eval_lsp.server.server import AiEvalServer
 
 
-async def export_schema(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
+def export_schema(workspace: query.WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:
     """The combined schema of the project of `uri` (else of the first project)."""
-    uri = argument.get("uri")
-    path = path_of(uri) if isinstance(uri, str) else None
-    folder = await query.folder_of_target(server, None, str(uri) if path is not None else None)
+    folder = query.folder_of_target(workspace, None)
     assert folder.project is not None, "a folder is found once its project is loaded"
     return folder.project.registry.combined.schema
 

@@ -22,8 +22,8 @@ from ai_eval_lsp.runs.run import (
     run,
 )
 from ai_eval_lsp.runs.run import run_cases as run_cases_file
-from ai_eval_lsp.server import query
-from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server import query, snapshots
+from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
 from ai_eval_lsp.server.running import (
     cancellable,
     reader_for,
@@ -33,7 +33,7 @@ from ai_eval_lsp.server.running import (
     verdicts_of,
 )
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, path_of, uri_of
+from ai_eval_lsp.server.session import Folder
 
 
 async def run_cases(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
@@ -137,11 +137,11 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
     path = path.resolve()
     while True:
-        document = await query.settled_document(server, str(uri))
+        document = await snapshots.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
         folder = server.folders.home_of(path, server.session.settings)
-        if await query.whole_folder(server, folder):
+        if await snapshots.whole_folder(server, folder):
             break
     project = _project(folder)
     role = project.role(path)

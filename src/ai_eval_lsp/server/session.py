@@ -14,12 +14,11 @@ the one path that updates the indexes and says which documents' diagnostics may 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Protocol
-
-from pygls.uris import from_fs_path, to_fs_path
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
@@ -32,15 +31,15 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.runs.site import SiteReader
 from ai_eval_lsp.runs.store import ResultStore
-
-
-def path_of(uri: str) -> Path | None:
-    fs_path = to_fs_path(uri)
-    return Path(fs_path) if fs_path else None
-
-
-def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+from ai_eval_lsp.server.query import (
+    Client,
+    DocumentQuery,
+    FolderView,
+    OpenText,
+    Since,
+    WorkspaceSnapshot,
+    path_of,
+)
 
 
 @dataclass(eq=False)
@@ -164,6 +163,17 @@ class OpenDocument:
             and self.analysis_version == self.version
             and self.analysis_generation == self.folder.generation
         )
+
+    @property
+    def previous(self) -> Analysis | None:
+        """Its last analysis, if it was made against the project as it is now: an analysis of its
+        text now updates it by the edits since (`edits_since`)."""
+        same_project = self.analysis_generation == self.folder.generation
+        return self.analysis if same_project else None
+
+    @property
+    def edits_since(self) -> tuple[Edit, ...]:
+        return tuple(edit for version, edit in self.edits if version > self.analysis_version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,13 +372,6 @@ class Session:
         project = document.folder.project
         if document.role is None or project is None:
             return None
-        analysis = document.analysis
-        # The last analysis, if it was made against the same project, is updated by the edits since.
-        previous = (
-            analysis
-            if analysis is not None and document.analysis_generation == document.folder.generation
-            else None
-        )
         return Snapshot(
             document.version,
             document.text,
@@ -377,9 +380,52 @@ class Session:
             project.rules,
             document.folder.generation,
             document.lines,
-            previous,
-            tuple(edit for version, edit in document.edits if version > document.analysis_version),
+            document.previous,
+            document.edits_since,
         )
+
+    # --- what reading handlers are given ----------------------------------------------------------
+
+    def query_of(self, document: OpenDocument, client: Client) -> DocumentQuery:
+        """A document as a request sees it now: the only place a `DocumentQuery` is made."""
+        folder = document.folder
+        previous = document.previous if document.role is not None and not document.current else None
+        edited = (
+            Since(previous, document.edits_since)
+            if previous is not None and folder.project is not None and previous.role == document.role
+            else None
+        )
+        readable = Since(document.readable[0], tuple(document.readable[1])) if document.readable else edited
+        return DocumentQuery(
+            document.uri,
+            document.path,
+            document.relative,
+            document.role,
+            document.version,
+            document.lines,
+            document.analysis,
+            folder.root,
+            folder.index,
+            folder.indexed.is_set(),
+            folder.project,
+            client,
+            self.open_texts(),
+            edited,
+            readable,
+        )
+
+    def workspace_of(
+        self, folders: Sequence[Folder], home: Folder | None, client: Client
+    ) -> WorkspaceSnapshot:
+        """Project folders, and the one holding the file a request names, as the request sees
+        them now: the only place a `WorkspaceSnapshot` is made."""
+        views = {folder: _view(folder) for folder in folders}
+        home_view = (views.get(home) or _view(home)) if home is not None else None
+        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client)
+
+    def open_texts(self) -> Mapping[Path, OpenText]:
+        texts = {doc.path: OpenText(doc.uri, doc.lines) for doc in self.documents.values() if doc.path}
+        return MappingProxyType(texts)
 
     # --- the one path that commits --------------------------------------------------------------
 
@@ -439,6 +485,10 @@ class Session:
         if document.analysis is None:
             return []
         return document.analysis.problems_in(document.folder.rubrics_for_lints)
+
+
+def _view(folder: Folder) -> FolderView:
+    return FolderView(folder.root, folder.index, folder.project, folder.site is not None)
 
 
 def _read_by_others(summary: Summary | None) -> tuple[object, ...] | None:

@@ -23,9 +23,10 @@ from ai_eval_lsp.drupal.site_address import SETTING
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.query import NotApplicable, loaded
+from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, SiteWatch, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, SiteWatch
+from ai_eval_lsp.server.snapshots import loaded
 
 T = TypeVar("T")
 
@@ -189,7 +190,3 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     if troubles:
         answer["note"] = "; ".join(troubles)
     return answer
-
-
-def register(server: AiEvalServer) -> None:
-    server.folders.on_load.append(lambda folder: watch(server, folder))
