@@ -69,11 +69,8 @@ async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
 
 def did_save(server: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
     server.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
-    rounds = server.session.save_rounds
-    for earlier in rounds:
-        earlier.cancel()
     round_ = Round()
-    rounds.add(round_)
+    server.session.save_began(round_)  # the runs of earlier saves are cancelled
     server.spawn(run_affected(server, params.text_document.uri, round_)).add_done_callback(
-        lambda _: rounds.discard(round_)
+        lambda _: server.session.save_ended(round_)
     )

@@ -11,7 +11,6 @@ import os
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
@@ -32,9 +31,6 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = float(os.environ.get("AI_EVAL_LSP_DEBOUNCE_MS", "150")) / 1000
 """How long an edit waits for the next before it is checked (AI_EVAL_LSP_DEBOUNCE_MS)."""
 
-_CONVERTED: WeakKeyDictionary[OpenDocument, tuple[query.Converted, query.Converted]] = WeakKeyDictionary()
-"""Each open document's problems as written the last two times (moved onto the session next)."""
-
 REFRESH_DELAY = 0.1
 """How long a pulling client has to pull what it edited before it is asked to pull everything."""
 
@@ -45,9 +41,7 @@ class AiEvalServer(LanguageServer):
         super().__init__("ai-eval-lsp", __version__, protocol_cls=AiEvalProtocol)
         self.session = Session()
         self.scheduler = Scheduler(self.session, self.land)
-        self.background: set[asyncio.Task[Any]] = set()
         self.folders = Folders(self, tuple(functools.partial(follow, self) for follow in on_load))
-        self._refresh: asyncio.TimerHandle | None = None
 
     @property
     def written(self) -> AiEvalProtocol:
@@ -88,10 +82,10 @@ class AiEvalServer(LanguageServer):
     def spawn(self, work: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping it alive and its failure logged."""
         task: asyncio.Task[Any] = asyncio.ensure_future(work)
-        self.background.add(task)
+        self.session.task_began(task)
 
         def finished(done: asyncio.Task[Any]) -> None:
-            self.background.discard(done)
+            self.session.task_ended(done)
             if not done.cancelled() and done.exception() is not None:
                 self.report_server_error(done.exception(), None)  # type: ignore[arg-type]
 
@@ -134,21 +128,19 @@ class AiEvalServer(LanguageServer):
         """Every problem of a document as LSP diagnostics (a JSON array), against its folder's
         index as it is now; a problem written before is not written again (`query.diagnostics`)."""
         view = self.session.query_of(document, self.client)
-        written, converted = query.diagnostics(
-            view, self.session.problems(document), _CONVERTED.get(document, ({}, {}))
-        )
-        _CONVERTED[document] = (converted, _CONVERTED.get(document, ({}, {}))[0])
+        written, converted = query.diagnostics(view, self.session.problems(document), document.written)
+        self.session.wrote(document, converted)
         return written
 
     def _refresh_soon(self) -> None:
         """A moment from now (a client pulls a document it edits by itself, and the pull in flight
         then answers), ask the client to pull again if any document's diagnostics differ from what
         it last pulled."""
-        if self._refresh is not None:
+        if self.session.refresh is not None:
             return
 
         def refresh() -> None:
-            self._refresh = None
+            self.session.refresh_due()
             stale = any(
                 doc.current and self.diagnostics(doc) != doc.published
                 for doc in self.session.documents.values()
@@ -157,7 +149,7 @@ class AiEvalServer(LanguageServer):
             if stale and workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
                 self.workspace_diagnostic_refresh(None)
 
-        self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh)
+        self.session.refresh_later(asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh))
 
     def client_shows_runs(self) -> bool:
         """Whether the client shows `aiEval/runComplete` itself (`experimental.aiEval.runComplete`,

@@ -1,24 +1,29 @@
 """What the server knows between requests: the workspace folders the editor opened, the projects
-their files belong to (each a project folder: a project and an index of its files), and the open
-documents (their text, as the editor has it, and their last analysis).
+their files belong to (each a project folder: a project and an index of its files), the open
+documents (their text, as the editor has it, and their last analysis), and the work under way.
 
-Only the event loop changes the session, and only through its methods: the client's settings
-and the work it may cancel (`configure_client`, `progress_began`, `request_began`, ...), the
-folders' lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`,
-`configure`, `set_project`, `watch_site`, `mark_indexed`), what the client was sent (`sent`, for pushed and
-pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
-immutable, and hands back a value that the loop commits through `Session.commit` / `commit_disk`,
-the one path that updates the indexes and says which documents' diagnostics may have changed.
+Only the event loop changes the session, and only through its methods (and those of the objects
+it owns): the client's settings and what it was told (`configure_client`, `first_telling`), the
+work it may cancel (`progress_began`, `request_began`, `save_began`), the tasks, timers and
+analyses under way (`task_began`, `refresh_later`, `reload_later`, `analyses`), the folders'
+lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`, `configure`,
+`set_project`, `changed_while_walked`, `mark_indexed`) and their sites (`watch_site`,
+`site_read`, `site_failed`, `retune_site`), what the client was sent (`sent`, `wrote`, for pushed
+and pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on
+other threads gets a `Snapshot`, immutable, and hands back a value that the loop commits through
+`Session.commit` / `commit_disk`, the one path that updates the indexes and says which documents'
+diagnostics may have changed. Reading handlers get snapshots the session makes (`query_of`,
+`workspace_of`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Protocol
+from typing import Any, Protocol
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
@@ -33,6 +38,7 @@ from ai_eval_lsp.runs.site import SiteReader
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server.query import (
     Client,
+    Converted,
     DocumentQuery,
     FolderView,
     OpenText,
@@ -108,6 +114,8 @@ class Folder:
     """Files reported changed while the folder was walked: read once the walk is committed."""
     site: SiteWatch | None = None
     """Its project's site, whose runs are read (None: the project names none)."""
+    reload: asyncio.TimerHandle | None = None
+    """The reload of its project due once its files stop changing (`folders.reload_soon`)."""
 
     @property
     def walked(self) -> bool:
@@ -144,6 +152,8 @@ class OpenDocument:
     """The folder's project generation the analysis was made against."""
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
+    written: tuple[Converted, Converted] = field(default_factory=lambda: ({}, {}))
+    """Its problems as written the last two times (`query.diagnostics`): each written once."""
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
@@ -196,6 +206,50 @@ class Cancellable(Protocol):
     def cancel(self) -> None: ...
 
 
+@dataclass(eq=False)
+class Analyses:
+    """The analyses of open documents, by URI, as the scheduler (`scheduler.py`) starts them: the
+    timer each waits for after an edit, the opening of the document being analysed, and the
+    requests waiting for the analysis of its text as it is now."""
+
+    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    running: dict[str, OpenDocument] = field(default_factory=dict)
+    waiting: dict[str, list[asyncio.Future[None]]] = field(default_factory=dict)
+
+    def later(self, uri: str, timer: asyncio.TimerHandle) -> None:
+        """The document is analysed when `timer` fires (not when the one before would have)."""
+        self.due(uri)
+        self.timers[uri] = timer
+
+    def due(self, uri: str) -> None:
+        """The document's timer is done with: it is analysed now, or not at all."""
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def began(self, document: OpenDocument) -> None:
+        self.running[document.uri] = document
+
+    def ended(self, document: OpenDocument) -> None:
+        if self.running.get(document.uri) is document:
+            del self.running[document.uri]
+
+    def forget(self, uri: str) -> None:
+        """The document closed: nothing waits to start for it, and what runs is dropped when done."""
+        self.due(uri)
+        self.running.pop(uri, None)
+
+    def wait(self, uri: str) -> asyncio.Future[None]:
+        """A request's wait for the document's analysis as it is now."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(uri, []).append(waiter)
+        return waiter
+
+    def woken(self, uri: str) -> list[asyncio.Future[None]]:
+        """The requests waiting for the document, no longer waiting here."""
+        return self.waiting.pop(uri, [])
+
+
 class Session:
     def __init__(self) -> None:
         self.workspace: dict[str, WorkspaceFolder] = {}
@@ -204,14 +258,19 @@ class Session:
         """Project folders by root URI; documents outside every workspace folder get a folder of
         their own root (never walked), keyed apart."""
         self.documents: dict[str, OpenDocument] = {}
+        self.analyses = Analyses()
         self.save_rounds: set[Cancellable] = set()
         """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
+        self.background: set[asyncio.Task[Any]] = set()
+        """The tasks the server started in the background, kept alive until done."""
+        self.refresh: asyncio.TimerHandle | None = None
+        """When a pulling client is asked to pull again, if it has not (`AiEvalServer.publish`)."""
         self.settings = Settings()
         """The client's settings outside any folder (and until a folder has its own)."""
         self.settings_problems: Sequence[str] = ()
         """What is wrong in the settings the client started with, to tell once it is initialized."""
-        self.settings_told: set[str] = set()
-        """The problems of the client's settings the user was shown (each is shown once)."""
+        self.told: set[Hashable] = set()
+        """What the user was shown that is shown once a session (settings problems, notices)."""
         self.progress: dict[int | str, Cancellable] = {}
         """The progress under way, by token, so the client can cancel it."""
         self.requests: dict[object, Cancellation] = {}
@@ -222,10 +281,10 @@ class Session:
     def configure_client(self, settings: Settings, problems: Sequence[str] = ()) -> None:
         self.settings, self.settings_problems = settings, problems
 
-    def tell_settings_problem(self, message: str) -> bool:
-        """Whether a problem of the client's settings is to be shown: the first time only."""
-        told = message in self.settings_told
-        self.settings_told.add(message)
+    def first_telling(self, said: Hashable) -> bool:
+        """Whether something shown once a session is to be shown now: the first time only."""
+        told = said in self.told
+        self.told.add(said)
         return not told
 
     def progress_began(self, token: int | str, progress: Cancellable) -> None:
@@ -239,6 +298,40 @@ class Session:
 
     def request_ended(self, request: object) -> None:
         self.requests.pop(request, None)
+
+    def save_began(self, round_: Cancellable) -> None:
+        """A save's runs begin: those of the saves before are cancelled."""
+        for earlier in self.save_rounds:
+            earlier.cancel()
+        self.save_rounds.add(round_)
+
+    def save_ended(self, round_: Cancellable) -> None:
+        self.save_rounds.discard(round_)
+
+    # --- work under way -------------------------------------------------------------------------
+
+    def task_began(self, task: asyncio.Task[Any]) -> None:
+        self.background.add(task)
+
+    def task_ended(self, task: asyncio.Task[Any]) -> None:
+        self.background.discard(task)
+
+    def refresh_later(self, timer: asyncio.TimerHandle) -> None:
+        self.refresh = timer
+
+    def refresh_due(self) -> None:
+        self.refresh = None
+
+    def reload_later(self, folder: Folder, timer: asyncio.TimerHandle) -> None:
+        """A folder's project reloads when `timer` fires (not when the one before would have)."""
+        self.reload_due(folder)
+        folder.reload = timer
+
+    def reload_due(self, folder: Folder) -> None:
+        """A folder's reload timer is done with: it reloads now, or not at all."""
+        if folder.reload is not None:
+            folder.reload.cancel()
+            folder.reload = None
 
     # --- folders --------------------------------------------------------------------------------
 
@@ -272,6 +365,7 @@ class Session:
         """A folder no longer the session's: work under way for it commits nothing, and what
         waits for it goes on (and finds its documents moved)."""
         del self.folders[folder.uri]
+        self.reload_due(folder)
         folder.generation += 1
         folder.ready.set()
         folder.indexed.set()
@@ -300,6 +394,24 @@ class Session:
         """The site whose runs a folder reads now (None: none)."""
         folder.site = site
 
+    def retune_site(self, site: SiteWatch, poll_seconds: float, tolerance: float) -> None:
+        """The project's settings for its site changed, not its address."""
+        site.poll_seconds, site.tolerance = poll_seconds, tolerance
+
+    def site_read(self, site: SiteWatch, cursor: int | None) -> str | None:
+        """A read of the site succeeded, up to `cursor`; returns why the read before had failed."""
+        failed, site.failing, site.cursor = site.failing, None, cursor
+        return failed
+
+    def site_failed(self, site: SiteWatch, why: str) -> bool:
+        """A read of the site failed; True when for another reason than the read before."""
+        news, site.failing = site.failing != why, why
+        return news
+
+    def changed_while_walked(self, folder: Folder, path: Path) -> None:
+        """A file changed during the folder's walk: read once the walk is committed."""
+        folder.changed.append(path)
+
     def mark_indexed(self, folder: Folder) -> list[Path]:
         """A folder's walk is committed (or it has none); returns the files reported changed
         meanwhile, to be read now."""
@@ -314,6 +426,10 @@ class Session:
             return False
         document.published, document.result_id = items, document.result_id + 1
         return True
+
+    def wrote(self, document: OpenDocument, converted: Converted) -> None:
+        """A document's problems as just written, kept with those written the time before."""
+        document.written = (converted, document.written[0])
 
     def holds(self, folder: Folder) -> bool:
         """Whether a folder is still the session's (not removed, nor replaced)."""

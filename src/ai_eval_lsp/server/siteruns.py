@@ -6,7 +6,8 @@ with `trigger: "site"`, its line and `regressed`, or a message for a client that
 runs itself.
 
 The database is read on a daemon thread, never on the event loop, so an unreachable site delays
-neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only.
+neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only,
+through the session's methods.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
     address = project.site
     current = folder.site
     if current is not None and address is not None and current.address == address:
-        current.poll_seconds = project.settings.site_poll_seconds
-        current.tolerance = project.settings.site_regression_tolerance
+        settings = project.settings
+        server.session.retune_site(current, settings.site_poll_seconds, settings.site_regression_tolerance)
         return
     server.session.watch_site(folder, None)
     if current is not None:
@@ -114,10 +115,8 @@ async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | N
         except (SiteError, StoreError) as err:
             _failed(server, folder, site, str(err))
             return str(err)
-        if site.failing is not None:
+        if server.session.site_read(site, pulled.last_id) is not None:
             server.log(f"{folder.root}: the site's runs are read again from {site.address}")
-        site.failing = None
-        site.cursor = pulled.last_id
         for note in pulled.skipped:
             server.log(f"{folder.root}: {note}", types.MessageType.Warning)
         if first and pulled.rows:
@@ -135,9 +134,8 @@ def _announced(site: SiteWatch, rows: list[dict[str, Any]]) -> list[SiteRun]:
 
 def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
-    if site.failing == why:
+    if not server.session.site_failed(site, why):
         return
-    site.failing = why
     again = f"; tried again every {site.poll_seconds:g} s" if site.poll_seconds > 0 else ""
     server.log(f"{folder.root}: {why}{again}", types.MessageType.Warning)
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))

@@ -53,7 +53,7 @@ def tell_settings_problems(server: AiEvalServer, problems: Sequence[str]) -> Non
     for problem in problems:
         message = f"{SECTION} settings: {problem}"
         server.log(message, types.MessageType.Warning)
-        if server.session.tell_settings_problem(message):
+        if server.session.first_telling(message):
             server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
