@@ -16,7 +16,7 @@ from ai_eval_lsp.server.server import AiEvalServer
 from ai_eval_lsp.server.session import Folder, WorkspaceFolder
 
 SECTION = "aiEval"
-WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json"]
+WATCHED = ("**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json")
 """Rubric and cases files, a Drupal codebase's services, module and executor class files, and the
 files that mark projects and hold their settings."""
 
