@@ -187,23 +187,21 @@ def mutating_faults(route: Mutates, command: bool) -> list[str]:
     return []
 
 
-def test_reading_handlers_get_a_snapshot_and_cannot_reach_the_session() -> None:
-    faults = [
-        fault
-        for route, command in routes()
-        if isinstance(route, Reads)
-        for fault in reading_faults(route, command)
+def handler_faults(access: type[Reads[Any]] | type[Mutates]) -> list[str]:
+    """What is wrong with the handlers of the routes of one access."""
+    check: Any = reading_faults if access is Reads else mutating_faults
+    return [
+        fault for route, command in routes() if isinstance(route, access) for fault in check(route, command)
     ]
+
+
+def test_reading_handlers_get_a_snapshot_and_cannot_reach_the_session() -> None:
+    faults = handler_faults(Reads)
     assert not faults, "\n".join(faults)
 
 
 def test_mutating_handlers_get_the_server() -> None:
-    faults = [
-        fault
-        for route, command in routes()
-        if isinstance(route, Mutates)
-        for fault in mutating_faults(route, command)
-    ]
+    faults = handler_faults(Mutates)
     assert not faults, "\n".join(faults)
 
 
