@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_incremental import assert_same, edit_steps, edits_of
 
-from ai_eval_lsp.core import analysis as analysis_module
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, update
+from ai_eval_lsp.core.analysis import document as whole_document
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import RubricIndex
@@ -179,8 +179,8 @@ def test_typing_a_check_s_id_applies_no_rule_across_checks_again(
     def across_checks(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the rules across checks, or the summary, were made from every check")
 
-    monkeypatch.setattr(analysis_module, "rubric_lints", across_checks)
-    monkeypatch.setattr(analysis_module, "rubric_summary", across_checks)
+    monkeypatch.setattr(whole_document, "rubric_lints", across_checks)
+    monkeypatch.setattr(whole_document, "rubric_summary", across_checks)
     for new_text, edits, full in expected:
         current = update(current, edits, rules, LineIndex(new_text))
         assert_same(current, full)

@@ -15,9 +15,9 @@ from conftest import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ai_eval_lsp.core import analysis as analysis_module
 from ai_eval_lsp.core import yamltree
-from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, merged, update
+from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, incremental, merged, update
+from ai_eval_lsp.core.analysis import document as whole_document
 from ai_eval_lsp.core.cursor import locate
 from ai_eval_lsp.core.items import breaks
 from ai_eval_lsp.core.text import LineIndex, split_lines
@@ -336,13 +336,13 @@ def test_typing_inside_an_item_reads_that_item_alone(
     monkeypatch.setattr(yamltree, "REFERENCE_LIMIT", 0)
     text = document(role, [0, 1, 2, 3, 4, 5, 6] if role == "rubric" else [0, 1, 2, 3])
     current = analyse(role, "x.yaml", text, rules)
-    full = analysis_module.analyse
+    full = incremental.analyse
 
     def whole(*args: Any, **kwargs: Any) -> Analysis:
         raise AssertionError("the document was read whole")
 
     where = text.index("\n", text.index("  - id: "))
-    monkeypatch.setattr(analysis_module, "analyse", whole)
+    monkeypatch.setattr(incremental, "analyse", whole)
     for number, typed in enumerate(["\n    note: ", *'"typed in quotes"']):
         text = text[:where] + typed + text[where:]
         current = update(current, [Edit(where, 0, typed)], rules, LineIndex(text))
@@ -387,8 +387,8 @@ def test_typing_a_word_in_one_item_checks_no_other(
     def across_items(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the rules across items were applied again")
 
-    monkeypatch.setattr(analysis_module, "rubric_lints", across_items)
-    monkeypatch.setattr(analysis_module, "lint_cases", across_items)
+    monkeypatch.setattr(whole_document, "rubric_lints", across_items)
+    monkeypatch.setattr(whole_document, "lint_cases", across_items)
     for new_text, edits, full in expected:
         current = update(current, edits, rules, LineIndex(new_text))
         assert_same(current, full)
@@ -400,12 +400,12 @@ def test_typing_at_the_end_of_a_list_that_ends_the_text_reads_its_last_item_alon
     """Where new cases are written: at the end of a cases file whose last case ends the text."""
     text = document("cases", [0, 1, 2])  # an odd count: no final line break
     current = analyse("cases", "x.yaml", text, rules)
-    full = analysis_module.analyse
+    full = incremental.analyse
 
     def whole(*args: Any, **kwargs: Any) -> Analysis:
         raise AssertionError("the document was read whole")
 
-    monkeypatch.setattr(analysis_module, "analyse", whole)
+    monkeypatch.setattr(incremental, "analyse", whole)
     for typed in "fail":
         edits = [Edit(len(text), 0, typed)]
         text += typed
@@ -423,14 +423,14 @@ def test_an_edit_across_the_reference_limit_reads_the_document_whole(
     text = document("rubric", [0, 1, 2, 3])
     monkeypatch.setattr(yamltree, "REFERENCE_LIMIT", len(text) - 1)
     current = analyse("rubric", "x.yaml", text, rules)
-    full = analysis_module.analyse
+    full = incremental.analyse
     whole: list[str] = []
 
     def counted(role: Role, path: str, new_text: str, *args: Any) -> Analysis:
         whole.append(new_text)
         return full(role, path, new_text, *args)
 
-    monkeypatch.setattr(analysis_module, "analyse", counted)
+    monkeypatch.setattr(incremental, "analyse", counted)
     where = text.index("sorry")
     text = text[:where] + text[where + 2 :]
     current = update(current, [Edit(where, 2, "")], rules, LineIndex(text))

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ai_eval_lsp.core import analysis, yamltree
-from ai_eval_lsp.core.analysis import Rules, analyse, summary_of
+from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, document, shared, summary_of
 from ai_eval_lsp.core.workspace import Role, RubricSummary
 from ai_eval_lsp.core.yamltree import Parser, ParseResult
 from ai_eval_lsp.project.project import Project
@@ -63,9 +63,9 @@ def rules(tmp_path: Path) -> Rules:
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[Parses]:
     counted = Parses()
-    monkeypatch.setattr(analysis, "SHARED_FROM", 100)
-    monkeypatch.setattr(analysis, "parse", counted)
-    monkeypatch.setattr(analysis, "_readings", [])
+    monkeypatch.setattr(document, "SHARED_FROM", 100)
+    monkeypatch.setattr(document, "parse", counted)
+    monkeypatch.setattr(shared, "parse", counted)
     yield counted
     counted.release.set()
 
@@ -107,26 +107,26 @@ def test_an_analysis_that_starts_while_the_summary_is_read_takes_its_tree_over(
 ) -> None:
     parses.release.set()
     alone = analyse("rubric", "x.yaml", RUBRIC, rules)
-    analysis._readings.clear()  # that analysis's summary is not what is tested here
+    rules.readings.kept.clear()  # that analysis's summary is not what is tested here
     parses.afresh()
     summarizing, summarized = in_thread(lambda: summary_of("rubric", "x.yaml", RUBRIC, rules))
     assert parses.started.wait(10)
     analysing, analysed = in_thread(lambda: analyse("rubric", "x.yaml", RUBRIC, rules))
     deadline = time.monotonic() + 10
-    while not any(reading.claimed for reading in analysis._readings) and time.monotonic() < deadline:
+    while not any(reading.claimed for reading in rules.readings.kept) and time.monotonic() < deadline:
         time.sleep(0.01)
     parses.release.set()
     analysing.join(10)
     summarizing.join(10)
     found = analysed["result"]
-    assert isinstance(found, analysis.Analysis)
+    assert isinstance(found, Analysis)
     assert found.problems == alone.problems
     assert found.summary == alone.summary == summarized["result"]
     assert parses.count == 1
     # Nothing keeps the tree once handed over, nor a summary's tree nobody asked for.
-    assert all(reading.handed is None for reading in analysis._readings)
+    assert all(reading.handed is None for reading in rules.readings.kept)
     summary_of("rubric", "y.yaml", RUBRIC, rules)
-    assert all(reading.handed is None for reading in analysis._readings)
+    assert all(reading.handed is None for reading in rules.readings.kept)
 
 
 def test_a_summary_of_a_broken_text_is_read_alone(rules: Rules, parses: Parses) -> None:

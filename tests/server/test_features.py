@@ -13,7 +13,7 @@ from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, WorkspaceIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import actions, hover, lenses, names
-from ai_eval_lsp.server.query import DocumentQuery
+from ai_eval_lsp.server.query import Client, DocumentQuery
 
 TONE = (
     'id: tone\nlabel: "Support tone"\nversion: "1.2"\nchecks:\n'
@@ -50,6 +50,8 @@ def snapshot(root: Path, files: dict[str, str], name: str, indexed: bool = True)
         index,
         indexed,
         project,
+        Client("utf-16"),
+        {},
     )
 
 

@@ -1,7 +1,7 @@
 """The layers ARCHITECTURE.md draws, kept by import-linter's contracts in `pyproject.toml`: a
 folder is a layer, imports point down only, no cycles, server features never import each other
 (function-level and type-checking imports count); and the editors show runs as the server renders
-them."""
+them. The server's state rule is `test_routing.py`'s."""
 
 from __future__ import annotations
 
@@ -46,15 +46,6 @@ def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
     assert "_request_futures" in adapter and "_execute_handler" in adapter
 
 
-def test_every_server_handler_says_whether_it_changes_the_session() -> None:
-    from ai_eval_lsp.server import create_server
-    from ai_eval_lsp.server.methods import COMMANDS, METHODS
-
-    server = create_server()
-    assert set(server.protocol.fm.features) == set(METHODS)
-    assert set(server.protocol.fm.commands) == set(COMMANDS)
-
-
 CLIENT_SOURCES = ("vscode-extension/src/*.ts", "neovim/lua/ai_eval/*.lua")
 
 
@@ -70,9 +61,3 @@ def test_the_clients_show_runs_and_checks_in_the_servers_words() -> None:
         for match in computing.finditer(path.read_text(encoding="utf-8"))
     }
     assert found == set()
-
-
-def test_the_scheduler_reads_the_session_and_never_changes_it() -> None:
-    """Analyses are handed to the server, which commits them (`AiEvalServer.land`)."""
-    source = (ROOT / "src/ai_eval_lsp/server/scheduler.py").read_text(encoding="utf-8")
-    assert set(re.findall(r"self\.session\.(\w+)", source)) == {"documents", "snapshot"}

@@ -1,4 +1,5 @@
-"""The language server: a thin layer, one module per feature, over the engine and evaluator."""
+"""The language server: a thin layer, one module per feature, over the engine and evaluator; every
+method and command it answers is declared once, in `routes.py`."""
 
 from __future__ import annotations
 
@@ -6,33 +7,8 @@ from ai_eval_lsp.server.server import AiEvalServer
 
 
 def create_server() -> AiEvalServer:
-    from ai_eval_lsp.server import (
-        actions,
-        commands,
-        completion,
-        diagnostics,
-        documents,
-        hover,
-        lenses,
-        navigation,
-        onsave,
-        siteruns,
-        workspace,
-    )
+    from ai_eval_lsp.server import dispatch, routes
 
-    server = AiEvalServer()
-    for feature in (
-        workspace,
-        documents,
-        diagnostics,
-        commands,
-        actions,
-        lenses,
-        hover,
-        completion,
-        navigation,
-        onsave,
-        siteruns,
-    ):
-        feature.register(server)
+    server = AiEvalServer(on_load=routes.ON_LOAD)
+    dispatch.register(server, routes.METHODS, routes.COMMANDS)
     return server

@@ -9,8 +9,7 @@ from lsprotocol import types
 from ai_eval_lsp.core.text import Encoding, units
 from ai_eval_lsp.core.workspace import check_name
 from ai_eval_lsp.server import names, query
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import uri_of
+from ai_eval_lsp.server.query import uri_of
 
 
 def _replace(
@@ -131,27 +130,17 @@ def create_cases_action(document: query.DocumentQuery) -> types.CodeAction | Non
     )
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
-        ),
-    )
-    async def code_action(ls: AiEvalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        document = await query.current(ls, params.text_document.uri)
-        if document is None:
-            return []
+def code_actions(document: query.DocumentQuery, params: types.CodeActionParams) -> list[types.CodeAction]:
+    actions = [
+        fix
+        for diagnostic in params.context.diagnostics
+        if diagnostic.source == names.SOURCE
+        for fix in quick_fixes(document, diagnostic, document.client.encoding)
+    ]
+    actions += run_actions(document, params.range.start.line)
+    only = params.context.only
+    if only:  # the kinds the client asked for, and their subkinds (`source` takes `source.x`)
         actions = [
-            fix
-            for diagnostic in params.context.diagnostics
-            if diagnostic.source == names.SOURCE
-            for fix in quick_fixes(document, diagnostic, ls.encoding)
+            a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(f"{k}.") for k in only)
         ]
-        actions += run_actions(document, params.range.start.line)
-        only = params.context.only
-        if only:  # the kinds the client asked for, and their subkinds (`source` takes `source.x`)
-            actions = [
-                a for a in actions if a.kind and any(a.kind == k or a.kind.startswith(f"{k}.") for k in only)
-            ]
-        return actions
+    return actions

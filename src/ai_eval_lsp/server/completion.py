@@ -12,7 +12,6 @@ from ai_eval_lsp.core.context import Context, completion_context
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.query import in_check
-from ai_eval_lsp.server.server import AiEvalServer
 
 
 def kind_items(project: Project) -> list[types.CompletionItem]:
@@ -147,42 +146,26 @@ def value_items(
     ]
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(
-        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " ", "-", "@"])
-    )
-    async def completion(ls: AiEvalServer, params: types.CompletionParams) -> types.CompletionList | None:
-        # The text as typed, with the last analysis (a moment old while typing): completion
-        # waits for a check only of a document that has none yet.
-        document = query.now(ls, params.text_document.uri)
-        if document is not None and document.analysis is None:
-            document = await query.current(ls, params.text_document.uri)
-        if document is None or document.role is None:
-            return None
-        project = query.project_of(document)
-        line, column = query.from_position(ls, document, params.position)
-        context = completion_context(document.lines, line, column, whole=False)
-        if context is None:  # the YAML around the cursor is broken: the item's last good reading
-            before = query.before_broken_item(ls, document.uri, line, column)
-            context = (
-                completion_context(before.lines, before.line, before.column, whole=False)
-                if before is not None
-                else completion_context(document.lines, line, column)
-            )
-        if context is None:
-            return types.CompletionList(is_incomplete=False, items=[])
-        if context.is_value:
-            items = value_items(project, document, context)
-        else:
-            items = key_items(project, document, context)
-            if document.role == "rubric" and in_check(context.path) and not context.siblings:
-                completion_caps = (
-                    ls.client_capabilities.text_document and ls.client_capabilities.text_document.completion
-                )
-                snippets = bool(
-                    completion_caps
-                    and completion_caps.completion_item
-                    and completion_caps.completion_item.snippet_support
-                )
-                items += new_check_items(project, column - len(context.partial), snippets)
-        return types.CompletionList(is_incomplete=False, items=items)
+def completion(document: query.DocumentQuery, params: types.CompletionParams) -> types.CompletionList | None:
+    """Completion from the text as typed, with the last analysis (a moment old while typing)."""
+    if document.role is None:
+        return None
+    project = query.project_of(document)
+    line, column = query.from_position(document, params.position)
+    context = completion_context(document.lines, line, column, whole=False)
+    if context is None:  # the YAML around the cursor is broken: the item's last good reading
+        before = query.before_broken_item(document, line, column)
+        context = (
+            completion_context(before.lines, before.line, before.column, whole=False)
+            if before is not None
+            else completion_context(document.lines, line, column)
+        )
+    if context is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    if context.is_value:
+        items = value_items(project, document, context)
+    else:
+        items = key_items(project, document, context)
+        if document.role == "rubric" and in_check(context.path) and not context.siblings:
+            items += new_check_items(project, column - len(context.partial), document.client.snippets)
+    return types.CompletionList(is_incomplete=False, items=items)

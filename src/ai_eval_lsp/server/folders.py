@@ -25,8 +25,9 @@ from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server import names
 from ai_eval_lsp.server.progress import Progress, Reporting
+from ai_eval_lsp.server.query import path_of, uri_of
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""
@@ -55,12 +56,10 @@ class Host(Reporting, Protocol):
 
 
 class Folders:
-    def __init__(self, server: Host) -> None:
+    def __init__(self, server: Host, on_load: tuple[Callable[[Folder], None], ...] = ()) -> None:
         self.server = server
         self.session = server.session
-        self.reloads: dict[Folder, asyncio.TimerHandle] = {}
-        self.told: set[tuple[Path, str]] = set()
-        self.on_load: list[Callable[[Folder], None]] = []
+        self.on_load = on_load
         """Called on the loop once a folder's project is (re)loaded: what follows a project's
         settings (its site's runs)."""
 
@@ -95,7 +94,7 @@ class Folders:
             bases = self._bases(folder.root)
             discovered = folder.uri not in workspace_roots
             if not bases or (discovered and not is_project_root(folder.root)):
-                self._drop(folder)
+                self.session.drop_folder(folder)
             elif self.session.set_bases(folder, bases):
                 rewalk.add(folder)
         for workspace in self.session.workspace.values():
@@ -124,12 +123,6 @@ class Folders:
         if any(root.is_relative_to(folder) for folder in folders):
             return (root,)
         return tuple(sorted(folder for folder in folders if folder.is_relative_to(root)))
-
-    def _drop(self, folder: Folder) -> None:
-        self.session.drop_folder(folder)
-        reload = self.reloads.pop(folder, None)
-        if reload is not None:
-            reload.cancel()
 
     def _project_folder(self, root: Path, rubrics_folder: bool, workspace: WorkspaceFolder) -> Folder:
         """The walked project folder rooted at `root`, made and loaded when it is new."""
@@ -215,8 +208,7 @@ class Folders:
         for problem in [*project.setting_problems, *project.registry.problems()]:
             self.server.log(f"{folder.root}: {problem}")
         for notice in project.registry.notices():  # told once a session, not at every reload
-            if (folder.root, notice) not in self.told:
-                self.told.add((folder.root, notice))
+            if self.session.first_telling((folder.root, notice)):
                 self.server.window_show_message(
                     types.ShowMessageParams(types.MessageType.Info, f"AI Eval: {notice}")
                 )
@@ -297,7 +289,7 @@ class Folders:
             if folder.indexed.is_set():
                 by_folder.setdefault(folder, []).append(path)
             else:
-                folder.changed.append(path)
+                self.session.changed_while_walked(folder, path)
         for folder, changed in by_folder.items():
             async with folder.walking:
                 project = folder.project
@@ -308,15 +300,12 @@ class Folders:
 
     def reload_soon(self, folder: Folder) -> None:
         """Load the folder's project again once its files have stopped changing for a moment."""
-        timer = self.reloads.pop(folder, None)
-        if timer is not None:
-            timer.cancel()
 
         def reload() -> None:
-            self.reloads.pop(folder, None)
+            self.session.reload_due(folder)
             self.server.spawn(self.load(folder, walk=False))
 
-        self.reloads[folder] = asyncio.get_running_loop().call_later(RELOAD_DELAY, reload)
+        self.session.reload_later(folder, asyncio.get_running_loop().call_later(RELOAD_DELAY, reload))
 
     # --- documents' roles ------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from lsprotocol import types
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.server import query
-from ai_eval_lsp.server.server import AiEvalServer
 
 
 def hover_text(document: query.DocumentQuery, at: At) -> str | None:
@@ -33,17 +32,14 @@ def hover_text(document: query.DocumentQuery, at: At) -> str | None:
     return f"**{title}** (`{name}`)\n\n{schema['description']}{default}"
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: AiEvalServer, params: types.HoverParams) -> types.Hover | None:
-        found = await query.under_cursor(ls, params.text_document.uri, params.position)
-        document, at = found if found is not None else (None, None)
-        if document is None or at is None:
-            return None
-        text = hover_text(document, at)
-        if text is None:
-            return None
-        where = at.key if at.on_key and at.key is not None else at.node
-        return types.Hover(
-            types.MarkupContent(types.MarkupKind.Markdown, text), query.to_range(ls, document, where.span)
-        )
+def hover(cursor: query.Cursor, params: types.HoverParams) -> types.Hover | None:
+    document, at = cursor.document, cursor.at
+    if at is None:
+        return None
+    text = hover_text(document, at)
+    if text is None:
+        return None
+    where = at.key if at.on_key and at.key is not None else at.node
+    return types.Hover(
+        types.MarkupContent(types.MarkupKind.Markdown, text), query.to_range(document, where.span)
+    )

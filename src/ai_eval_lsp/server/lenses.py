@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,8 @@ from lsprotocol import types
 
 from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server import names, query
-from ai_eval_lsp.server.server import AiEvalServer
+
+log = logging.getLogger(__name__)
 
 
 def last_run_title(row: Mapping[str, Any], runs: int) -> str:
@@ -45,18 +47,13 @@ def code_lenses(
     return lenses
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    async def code_lens(ls: AiEvalServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        document = await query.current(ls, params.text_document.uri)
-        if document is None:
-            return []
-        summary = query.own_summary(document)
-        last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
-        if summary is not None and summary.id is not None and document.project is not None:
-            store, target = query.results_of(document.project), summary.id
-            try:
-                last_run = await asyncio.to_thread(lambda: store.last_run(target))
-            except StoreError as err:
-                ls.log(f"the last run of `{target}` cannot be shown: {err}")
-        return code_lenses(document, last_run)
+async def code_lens(document: query.DocumentQuery, params: types.CodeLensParams) -> list[types.CodeLens]:
+    summary = query.own_summary(document)
+    last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
+    if summary is not None and summary.id is not None and document.project is not None:
+        store, target = query.results_of(document.project), summary.id
+        try:
+            last_run = await asyncio.to_thread(lambda: store.last_run(target))
+        except StoreError as err:  # the lenses without it; the server's log says why
+            log.warning("the last run of `%s` cannot be shown: %s", target, err)
+    return code_lenses(document, last_run)

@@ -4,18 +4,17 @@ cases). Other files are placed from their summaries, never read from disk."""
 
 from __future__ import annotations
 
-import asyncio
-
 from lsprotocol import types
 
 from ai_eval_lsp.core.refs import format_ref, parse_ref
-from ai_eval_lsp.core.workspace import CasesSummary, RubricSummary, case_name
+from ai_eval_lsp.core.workspace import CasesSummary, case_name
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
-from ai_eval_lsp.server.server import AiEvalServer
 
 
-def document_symbols(server: AiEvalServer, document: query.DocumentQuery) -> list[types.DocumentSymbol]:
+def document_symbols(
+    document: query.DocumentQuery, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol]:
     """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
     editor's test explorer lists)."""
     summary = document.analysis.summary if document.analysis else None
@@ -26,7 +25,7 @@ def document_symbols(server: AiEvalServer, document: query.DocumentQuery) -> lis
     def symbol(
         name: str, detail: str, kind: types.SymbolKind, node: Node, children: list[types.DocumentSymbol]
     ) -> types.DocumentSymbol:
-        where = query.to_range(server, document, node.span)
+        where = query.to_range(document, node.span)
         return types.DocumentSymbol(
             name=name or "?", kind=kind, range=where, selection_range=where, detail=detail, children=children
         )
@@ -56,16 +55,18 @@ def _expect(case: object) -> str:
     return f"expect {expect}" if isinstance(expect, str) else ""
 
 
-def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInformation]:
+def workspace_symbols(
+    workspace: query.WorkspaceSnapshot, params: types.WorkspaceSymbolParams
+) -> list[types.SymbolInformation]:
     """Every rubric (at its id) and every case of every cases file (at its head) whose name holds
-    `wanted`, ignoring case: what a test explorer lists, and what "go to symbol" finds."""
-    wanted = wanted.casefold()
+    the query, ignoring case: what a test explorer lists, and what "go to symbol" finds."""
+    wanted = params.query.casefold()
     found = []
-    for folder in server.session.folders.values():
+    for folder in workspace.folders:
         index = folder.index
         for rubric in index.rubrics.by_path.values():
             if rubric.id is not None and rubric.id_span is not None and wanted in rubric.id.casefold():
-                place = query.location(server, folder.root, index, rubric.path, rubric.id_span)
+                place = query.location(workspace, folder.root, index, rubric.path, rubric.id_span)
                 found.append(
                     types.SymbolInformation(
                         location=place,
@@ -77,7 +78,7 @@ def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInf
         for cases in index.cases.by_path.values():
             found += [
                 types.SymbolInformation(
-                    location=query.location(server, folder.root, index, cases.path, case.head),
+                    location=query.location(workspace, folder.root, index, cases.path, case.head),
                     name=case.label,
                     kind=types.SymbolKind.Event,
                     container_name=cases.path,
@@ -88,72 +89,43 @@ def workspace_symbols(server: AiEvalServer, wanted: str) -> list[types.SymbolInf
     return found
 
 
-async def _rubric_across_folder(
-    server: AiEvalServer, uri: str, position: types.Position
-) -> tuple[query.DocumentQuery, RubricSummary] | None:
-    """The rubric named at a position, once its whole folder is as the editor has it now: a
-    rename must reach every file that names it, where it is now."""
-    document = await query.settled(server, uri)
-    if document is None:
+def definition(document: query.DocumentQuery, params: types.DefinitionParams) -> types.Location | None:
+    target, path = query.rubric_named_at(document, params.position)
+    if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
+        return query.location(document, document.root, document.index, target.path, target.id_span)
+    root = document.analysis.root if document.analysis else None
+    if len(path) == 3 and path[:2] == ("scoring", "weights") and root is not None:
+        checks = root.at(("checks",))
+        for check in checks.items or [] if checks else []:
+            entry = check.get("id")
+            if entry is not None and entry.value.value == path[2]:
+                return types.Location(document.uri, query.to_range(document, entry.value.span))
+    return None
+
+
+def references(document: query.DocumentQuery, params: types.ReferenceParams) -> list[types.Location]:
+    """Every place of the document's folder that names the rubric at the cursor (taken once the
+    whole folder is as the editor has it: `snapshots.settled`)."""
+    target = query.rubric_named_at(document, params.position)[0]
+    if target is None:
+        return []
+    found = query.mentions(document.index, target)
+    if not params.context.include_declaration:
+        found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
+    return [query.location(document, document.root, document.index, m.path, m.span) for m in found]
+
+
+def rename(document: query.DocumentQuery, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    """The rubric at the cursor renamed in every file that names it, where it is now (taken once
+    the whole folder is as the editor has it: `snapshots.settled`)."""
+    target = query.rubric_named_at(document, params.position)[0]
+    if target is None:
         return None
-    target = query.rubric_named_at(server, document, position)[0]
-    return (document, target) if target is not None else None
-
-
-def register(server: AiEvalServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def definition(ls: AiEvalServer, params: types.DefinitionParams) -> types.Location | None:
-        document = await query.current(ls, params.text_document.uri)
-        if document is None:
-            return None
-        target, path = query.rubric_named_at(ls, document, params.position)
-        if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
-            return query.location(ls, document.root, document.index, target.path, target.id_span)
-        root = document.analysis.root if document.analysis else None
-        if len(path) == 3 and path[:2] == ("scoring", "weights") and root is not None:
-            checks = root.at(("checks",))
-            for check in checks.items or [] if checks else []:
-                entry = check.get("id")
-                if entry is not None and entry.value.value == path[2]:
-                    return types.Location(document.uri, query.to_range(ls, document, entry.value.span))
-        return None
-
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def references(ls: AiEvalServer, params: types.ReferenceParams) -> list[types.Location]:
-        named = await _rubric_across_folder(ls, params.text_document.uri, params.position)
-        if named is None:
-            return []
-        document, target = named
-        found = query.mentions(document.index, target)
-        if not params.context.include_declaration:
-            found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
-        return [query.location(ls, document.root, document.index, m.path, m.span) for m in found]
-
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def rename(ls: AiEvalServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        named = await _rubric_across_folder(ls, params.text_document.uri, params.position)
-        if named is None:
-            return None
-        document, target = named
-        changes: dict[str, list[types.TextEdit]] = {}
-        for mention in query.mentions(document.index, target):
-            location = query.location(ls, document.root, document.index, mention.path, mention.span)
-            pinned = parse_ref(mention.text).version
-            changes.setdefault(location.uri, []).append(
-                types.TextEdit(location.range, format_ref(params.new_name, pinned))
-            )
-        return types.WorkspaceEdit(changes=changes)
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def symbols(ls: AiEvalServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        document = await query.current(ls, params.text_document.uri)
-        return document_symbols(ls, document) if document is not None else []
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def symbols_of_workspace(
-        ls: AiEvalServer, params: types.WorkspaceSymbolParams
-    ) -> list[types.SymbolInformation]:
-        await asyncio.gather(
-            *(query.whole_folder(ls, folder) for folder in list(ls.session.folders.values()))
+    changes: dict[str, list[types.TextEdit]] = {}
+    for mention in query.mentions(document.index, target):
+        location = query.location(document, document.root, document.index, mention.path, mention.span)
+        pinned = parse_ref(mention.text).version
+        changes.setdefault(location.uri, []).append(
+            types.TextEdit(location.range, format_ref(params.new_name, pinned))
         )
-        return workspace_symbols(ls, params.query)
+    return types.WorkspaceEdit(changes=changes)

@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.runs.run import Cancellation, run_cases
-from ai_eval_lsp.server import query
+from ai_eval_lsp.server import snapshots
 from ai_eval_lsp.server.query import NotApplicable
 from ai_eval_lsp.server.running import run_in_folder
 from ai_eval_lsp.server.server import AiEvalServer
@@ -37,7 +37,7 @@ class Round:
 async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
     """Run the cases files a save of `uri` affects, one after another, unless the round is
     cancelled meanwhile or the saved file is broken (its runs would only error)."""
-    document = await query.settled_document(server, uri)
+    document = await snapshots.settled_document(server, uri)
     if document is None or document.analysis is None or round_.cancelled:
         return
     project = document.folder.project
@@ -67,15 +67,10 @@ async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
             server.log(f"{path.name}: not run on save: {err}")
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
-        rounds = ls.session.save_rounds
-        for earlier in rounds:
-            earlier.cancel()
-        round_ = Round()
-        rounds.add(round_)
-        ls.spawn(run_affected(ls, params.text_document.uri, round_)).add_done_callback(
-            lambda _: rounds.discard(round_)
-        )
+def did_save(server: AiEvalServer, params: types.DidSaveTextDocumentParams) -> None:
+    server.scheduler.start(params.text_document.uri)  # no need to wait for the debounce
+    round_ = Round()
+    server.session.save_began(round_)  # the runs of earlier saves are cancelled
+    server.spawn(run_affected(server, params.text_document.uri, round_)).add_done_callback(
+        lambda _: server.session.save_ended(round_)
+    )

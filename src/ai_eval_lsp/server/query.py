@@ -1,22 +1,24 @@
-"""The read layer every feature stands on: documents as they are now, positions in the client's
-encoding, places in other files (from their summaries, never from disk), kinds and their schema,
-and the rubric and cases files that refer to each other. Features are siblings over this layer
-and never call each other; nothing here changes the session."""
+"""The read layer every feature stands on, and the snapshots a reading handler is given: a
+document as one request sees it (`DocumentQuery`, with what is under a cursor: `Cursor`) or the
+workspace (`WorkspaceSnapshot`), immutable values taken on the event loop before the handler runs
+(`Session.query_of`, `Session.workspace_of`; `snapshots.py` awaits what they need). Over them:
+positions in the client's encoding, places in other files (from their summaries, never from
+disk), diagnostics as JSON, kinds and their schema, and the rubric and cases files that refer to
+each other. Nothing here can reach the session: features are siblings over this layer."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-from weakref import WeakKeyDictionary
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path, to_fs_path
 
-from ai_eval_lsp.core.analysis import Analysis, Before, Edit, at_after, at_before, before_broken
+from ai_eval_lsp.core.analysis import Analysis, Before, Edit, Peeked, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
 from ai_eval_lsp.core.problems import Problem, Span
@@ -26,38 +28,56 @@ from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.folders import Folders
 from ai_eval_lsp.server.pygls_adapter import Written
-from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot, path_of, uri_of
-
-LOAD_WAIT = 60.0
-"""How long a request waits for the workspace's projects to load before it says what is loading."""
 
 
-class Server(Protocol):
-    """What the read layer needs of the language server (`server.AiEvalServer`)."""
+def path_of(uri: str) -> Path | None:
+    fs_path = to_fs_path(uri)
+    return Path(fs_path) if fs_path else None
 
-    @property
-    def session(self) -> Session: ...
-    @property
-    def scheduler(self) -> Scheduler: ...
-    @property
-    def folders(self) -> Folders: ...
-    @property
-    def encoding(self) -> Encoding: ...
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
 
 
 class NotApplicable(JsonRpcInvalidParams):
     """The request names nothing this server can act on: answered -32602 with the reason."""
 
 
+# --- the snapshots -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    """What answers depend on of the client: the position encoding agreed, and whether it takes
+    snippets in completion."""
+
+    encoding: Encoding
+    snippets: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OpenText:
+    """An open document's text, as the editor has it, where another file's answer places things."""
+
+    uri: str
+    lines: LineIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Since:
+    """An analysis of a document's text before its latest edits, and those edits in order."""
+
+    analysis: Analysis
+    edits: tuple[Edit, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentQuery:
-    """An open document as one request sees it, taken in one place (`query_of`) when the request
-    starts: its text, lines and analysis, and its project folder's index and project at that
-    moment. A request that awaits (a store read, the folder's walk) still builds its answer from
-    what it was asked about: nothing here changes under it."""
+    """An open document as one request sees it, taken in one place (`Session.query_of`) when the
+    request starts: its text, lines and analysis, and its project folder's index and project at
+    that moment. A request that awaits (a store read) still builds its answer from what it was
+    asked about: nothing here changes under it."""
 
     uri: str
     path: Path | None
@@ -72,6 +92,14 @@ class DocumentQuery:
     """Whether the folder's walk was done (or it has none): until then `index` holds the open
     documents only."""
     project: Project | None
+    client: Client
+    open: Mapping[Path, OpenText]
+    """Every open document's text, by path: places in them are where the editor has them."""
+    edited: Since | None = None
+    """Its last analysis (of its role, against its project) when edits came since: what is under
+    a cursor is read from the one item they stay inside (`peek`)."""
+    readable: Since | None = None
+    """Its last analysis that read a tree, and the edits since (`before_broken_item`)."""
 
     @property
     def text(self) -> str:
@@ -79,123 +107,34 @@ class DocumentQuery:
         return text
 
 
-def query_of(document: OpenDocument) -> DocumentQuery:
-    folder = document.folder
-    return DocumentQuery(
-        document.uri,
-        document.path,
-        document.relative,
-        document.role,
-        document.version,
-        document.lines,
-        document.analysis,
-        folder.root,
-        folder.index,
-        folder.indexed.is_set(),
-        folder.project,
-    )
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """A document as a request at a cursor sees it, and what is under the cursor there."""
+
+    document: DocumentQuery
+    at: At | None
 
 
-async def current_document(server: Server, uri: str) -> OpenDocument | None:
-    """An open rubric or cases file with the analysis of its text as it is now; None otherwise."""
-    document = await server.scheduler.current(uri)
-    if document is None or document.role is None or document.analysis is None:
-        return None
-    return document
+@dataclass(frozen=True, slots=True, eq=False)
+class FolderView:
+    """A project folder as a workspace-wide request sees it."""
+
+    root: Path
+    index: WorkspaceIndex
+    project: Project | None
+    reads_site: bool
+    """Whether its project reads a site's runs."""
 
 
-async def current(server: Server, uri: str) -> DocumentQuery | None:
-    """`current_document`, as the request's snapshot."""
-    document = await current_document(server, uri)
-    return query_of(document) if document is not None else None
+@dataclass(frozen=True, slots=True)
+class WorkspaceSnapshot:
+    """Every project folder as a workspace-wide request sees it (`Session.workspace_of`), the one
+    holding the file the request names (`home`), and the open documents' texts."""
 
-
-def now(server: Server, uri: str) -> DocumentQuery | None:
-    """An open document as it is now, with whatever analysis it last had (completion's view: it
-    never waits for a check)."""
-    document = server.session.documents.get(uri)
-    return query_of(document) if document is not None else None
-
-
-async def whole_folder(server: Server, folder: Folder) -> bool:
-    """Wait until the folder is indexed and every open document of it is analysed as it is now:
-    what a request that edits, runs or lists places in other files needs. False when the folder
-    was removed meanwhile (its documents moved to another)."""
-    await folder.indexed.wait()
-    documents = server.session.documents_of(folder)
-    await asyncio.gather(*(server.scheduler.current(doc.uri) for doc in documents), return_exceptions=True)
-    return server.session.holds(folder)
-
-
-async def settled_document(server: Server, uri: str) -> OpenDocument | None:
-    """`current_document`, once the document's whole folder is too (`whole_folder`); a document
-    whose folder is removed meanwhile is settled in the folder it moved to."""
-    while (document := await current_document(server, uri)) is not None:
-        if await whole_folder(server, document.folder) and server.session.documents.get(uri) is document:
-            return document
-    return None
-
-
-async def settled(server: Server, uri: str) -> DocumentQuery | None:
-    """`settled_document`, as the request's snapshot."""
-    document = await settled_document(server, uri)
-    return query_of(document) if document is not None else None
-
-
-def _since_analysis(server: Server, uri: str) -> tuple[OpenDocument, Snapshot, Analysis] | None:
-    """An open document edited since its last analysis (of the same role): the document, its
-    snapshot now (its text, and the edits since) and that analysis."""
-    document = server.session.documents.get(uri)
-    snapshot = server.session.snapshot(document) if document is not None and not document.current else None
-    previous = snapshot.previous if snapshot is not None else None
-    if document is None or snapshot is None or previous is None or previous.role != snapshot.role:
-        return None
-    return document, snapshot, previous
-
-
-def _last_read(server: Server, uri: str) -> tuple[OpenDocument, Analysis, Sequence[Edit]] | None:
-    """An open document's last analysis that read its tree, and the edits since: the one kept
-    while its analyses since read none (`OpenDocument.readable`), else its last analysis."""
-    document = server.session.documents.get(uri)
-    if document is not None and document.readable is not None:
-        analysis, edits = document.readable
-        return document, analysis, tuple(edits)
-    edited = _since_analysis(server, uri)
-    return (edited[0], edited[2], edited[1].edits) if edited is not None else None
-
-
-async def under_cursor(
-    server: Server, uri: str, position: types.Position
-) -> tuple[DocumentQuery, At | None] | None:
-    """An open rubric or cases file as it is now and what is under a cursor in it: at once where
-    the edits since its analysis stay inside one check or case (`at_after`: hover right after a
-    keystroke, before the debounce lets the analysis run; `at_before` where they broke its
-    YAML), else once it is analysed."""
-    edited = _since_analysis(server, uri)
-    if edited is not None:
-        document, snapshot, previous = edited
-        line, column = from_position(server, document, position)
-        peeked = at_after(previous, snapshot.edits, snapshot.lines, line, column)
-        if peeked is not None:
-            return query_of(document), peeked.at
-    read = _last_read(server, uri)
-    if read is not None:
-        document, previous, edits = read
-        peeked = at_before(previous, edits, document.lines, *from_position(server, document, position))
-        if peeked is not None:
-            return query_of(document), peeked.at
-    analysed = await current(server, uri)
-    return (analysed, at_position(server, analysed, position)) if analysed is not None else None
-
-
-def before_broken_item(server: Server, uri: str, line: int, column: int) -> Before | None:
-    """Where a cursor was in the last good reading of the check or case the edits since the
-    document's analysis broke (`analysis.before_broken`)."""
-    read = _last_read(server, uri)
-    if read is None:
-        return None
-    document, previous, edits = read
-    return before_broken(previous, edits, document.lines, line, column)
+    folders: tuple[FolderView, ...]
+    home: FolderView | None
+    open: Mapping[Path, OpenText]
+    client: Client
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -204,42 +143,70 @@ def project_of(document: DocumentQuery) -> Project:
     return project
 
 
+def peek(document: DocumentQuery, position: types.Position) -> Peeked | None:
+    """What is under a cursor in a document edited since its analysis, without analysing it: read
+    from the one check or case the edits stay inside (`at_after`: hover right after a keystroke,
+    before the debounce lets the analysis run; `at_before` where they broke its YAML); None when
+    only its analysis can tell."""
+    line, column = from_position(document, position)
+    if document.edited is not None:
+        peeked = at_after(document.edited.analysis, document.edited.edits, document.lines, line, column)
+        if peeked is not None:
+            return peeked
+    if document.readable is not None:
+        return at_before(document.readable.analysis, document.readable.edits, document.lines, line, column)
+    return None
+
+
+def before_broken_item(document: DocumentQuery, line: int, column: int) -> Before | None:
+    """Where a cursor was in the last good reading of the check or case the edits since the
+    document's analysis broke (`analysis.before_broken`)."""
+    read = document.readable
+    return (
+        before_broken(read.analysis, read.edits, document.lines, line, column) if read is not None else None
+    )
+
+
 # --- positions -----------------------------------------------------------------------------------
 
 
-def to_range(server: Server, document: OpenDocument | DocumentQuery, span: Span) -> types.Range:
-    """A span of an open document as an LSP range in the client's encoding."""
-    lines, encoding = document.lines, server.encoding
+def range_in(lines: LineIndex, encoding: Encoding, span: Span) -> types.Range:
+    """A span of a text as an LSP range in the client's encoding."""
     start = lines.to_client(span.start.line, span.start.column, encoding)
     end = lines.to_client(span.end.line, span.end.column, encoding)
     return types.Range(types.Position(*start), types.Position(*end))
 
 
-def from_position(
-    server: Server, document: OpenDocument | DocumentQuery, position: types.Position
-) -> tuple[int, int]:
+def to_range(document: DocumentQuery, span: Span) -> types.Range:
+    """A span of a document as an LSP range in the client's encoding."""
+    return range_in(document.lines, document.client.encoding, span)
+
+
+def from_position(document: DocumentQuery, position: types.Position) -> tuple[int, int]:
     """An LSP position as (line, code-point column) of the document."""
-    return document.lines.from_client(position.line, position.character, server.encoding)
+    return document.lines.from_client(position.line, position.character, document.client.encoding)
 
 
-def at_position(server: Server, document: DocumentQuery, position: types.Position) -> At | None:
+def at_position(document: DocumentQuery, position: types.Position) -> At | None:
     """The key or value under the cursor."""
     if document.analysis is None:
         return None
-    return document.analysis.at(*from_position(server, document, position))
+    return document.analysis.at(*from_position(document, position))
 
 
-def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, span: Span) -> types.Location:
+def location(
+    seen: DocumentQuery | WorkspaceSnapshot, root: Path, index: WorkspaceIndex, relative: str, span: Span
+) -> types.Location:
     """A place in any file of a project folder (its `root` and `index`): an open document's own
     text, else the file's summary."""
     path = root / relative
-    document = server.session.document_at(path)
+    encoding = seen.client.encoding
+    document = seen.open.get(path)
     if document is not None:
-        return types.Location(document.uri, to_range(server, document, span))
+        return types.Location(document.uri, range_in(document.lines, encoding, span))
     uri = uri_of(path)
     summary = index.summary(relative)
     lines = summary.lines if summary is not None else {}
-    encoding = server.encoding
 
     def converted(line: int, column: int) -> types.Position:
         text = lines.get(line)
@@ -255,36 +222,34 @@ def location(server: Server, root: Path, index: WorkspaceIndex, relative: str, s
 
 
 Converted = dict[int, tuple[Problem, str]]
-
-_CONVERTED: WeakKeyDictionary[OpenDocument, tuple[Converted, Converted]] = WeakKeyDictionary()
-"""Each open document's problems as written the last two times (LSP diagnostics as JSON). An
-update after an edit inside one item keeps the very problem objects of the other items, on lines
-that did not change (`core/items.py`): those are not written again (a 10,000-check rubric has
-thousands of them), nor after a keystroke that broke the YAML for a moment and the next that
-mended it."""
+"""Problems as written (LSP diagnostics as JSON), by the problem's id."""
 
 
-def diagnostics(server: Server, document: OpenDocument) -> Written:
-    """Every problem of a document as LSP diagnostics (a JSON array), against its folder's index
-    as it is now."""
-    last, before = _CONVERTED.get(document, ({}, {}))
+def diagnostics(
+    document: DocumentQuery, problems: Sequence[Problem], kept: tuple[Converted, Converted]
+) -> tuple[Written, Converted]:
+    """Problems of a document as LSP diagnostics (a JSON array), and how each was written. `kept`:
+    how they were written the last two times; a problem kept there is not written again (an
+    update after an edit inside one item keeps the very problem objects of the other items, on
+    lines that did not change, `core/items.py`: a 10,000-check rubric has thousands of them, and
+    a keystroke that broke the YAML for a moment and the next that mended it give them back)."""
+    last, before = kept
     converted: Converted = {}
     written: list[str] = []
-    for problem in server.session.problems(document):
-        kept = last.get(id(problem)) or before.get(id(problem))
-        if kept is None or kept[0] is not problem:
-            kept = (problem, json.dumps(diagnostic(server, document, problem)))
-        converted[id(problem)] = kept
-        written.append(kept[1])
-    _CONVERTED[document] = (converted, last)
-    return Written(("[", ", ".join(written), "]"))
+    for problem in problems:
+        found = last.get(id(problem)) or before.get(id(problem))
+        if found is None or found[0] is not problem:
+            found = (problem, json.dumps(diagnostic(document, problem)))
+        converted[id(problem)] = found
+        written.append(found[1])
+    return Written(("[", ", ".join(written), "]")), converted
 
 
-def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> dict[str, Any]:
+def diagnostic(document: DocumentQuery, problem: Problem) -> dict[str, Any]:
     """A problem as an LSP `Diagnostic`, in JSON's terms (written straight: tens of thousands of
     them through lsprotocol's classes and converter took a second)."""
     found: dict[str, Any] = {
-        "range": _range(to_range(server, document, problem.span)),
+        "range": _range(to_range(document, problem.span)),
         "message": problem.message,
         "severity": int(problem.severity),
         "code": problem.code,
@@ -299,9 +264,7 @@ def diagnostic(server: Server, document: OpenDocument, problem: Problem) -> dict
                 "message": other.message,
             }
             for other in problem.related
-            for place in [
-                location(server, document.folder.root, document.folder.index, other.path, other.span)
-            ]
+            for place in [location(document, document.root, document.index, other.path, other.span)]
         ]
     return found
 
@@ -431,7 +394,7 @@ def checks_of(document: DocumentQuery) -> list[Node]:
     return list(checks.items or []) if checks is not None else []
 
 
-def own_summary(document: OpenDocument | DocumentQuery) -> RubricSummary | None:
+def own_summary(document: DocumentQuery) -> RubricSummary | None:
     summary = document.analysis.summary if document.analysis else None
     return summary if isinstance(summary, RubricSummary) else None
 
@@ -461,10 +424,10 @@ def mentions(index: WorkspaceIndex, target: RubricSummary) -> list[Mention]:
 
 
 def rubric_named_at(
-    server: Server, document: DocumentQuery, position: types.Position
+    document: DocumentQuery, position: types.Position
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
-    at = at_position(server, document, position)
+    at = at_position(document, position)
     if at is None:
         return None, ()
     if at.on_key or not isinstance(at.node.value, str):
@@ -483,41 +446,18 @@ def results_of(project: Project | None) -> ResultStore:
     return ResultStore(project.results_database)
 
 
-async def loaded(server: Server) -> list[Folder]:
-    """Every project folder once loaded and, if walked, indexed (those a walk finds meanwhile
-    too): waits up to `LOAD_WAIT` seconds, then says what is still loading."""
-    deadline = asyncio.get_running_loop().time() + LOAD_WAIT
-    while pending := [
-        f for f in server.session.folders.values() if not (f.ready.is_set() and f.indexed.is_set())
-    ]:
-        remaining = deadline - asyncio.get_running_loop().time()
-        if remaining <= 0:
-            roots = ", ".join(str(folder.root) for folder in pending)
-            raise NotApplicable(f"still loading after {LOAD_WAIT:g} s: {roots}; ask again once it is indexed")
-        waits = [asyncio.ensure_future(asyncio.gather(f.ready.wait(), f.indexed.wait())) for f in pending]
-        try:
-            await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for wait in waits:
-                wait.cancel()
-    return [folder for folder in server.session.folders.values() if folder.project is not None]
-
-
-async def folder_of_target(server: Server, target: str | None, uri: str | None) -> Folder:
+def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> FolderView:
     """The project folder whose results a history or diff reads: the one whose index has the
-    rubric `target` (the one holding `uri` first, when several do), else one reading a site (a
-    site's target), else the one holding `uri`, else the first; once every folder is loaded."""
-    folders = await loaded(server)
-    path = path_of(uri) if isinstance(uri, str) else None
-    home = server.folders.home_of(path.resolve(), server.session.settings) if path is not None else None
+    rubric `target` (the one holding the request's file first, when several do), else one
+    reading a site (a site's target), else the one holding the request's file, else the first."""
+    folders, home = [f for f in workspace.folders if f.project is not None], workspace.home
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
     if not holding and target is not None:  # a site's target: the projects reading a site
-        holding = [f for f in folders if f.site is not None]
+        holding = [f for f in folders if f.reads_site]
     holding.sort(key=lambda folder: folder is not home)
     if holding:
         return holding[0]
     if home is not None:
-        await home.ready.wait()
         return home
     if not folders:
         raise NotApplicable("no workspace folder is open, and no rubric or cases file names this target")

@@ -1,7 +1,7 @@
 """Analyses open documents off the event loop: after an edit, once the debounce has passed; at once
 when a request needs the document as it is now. One analysis runs per opening of a document at a
 time; each result is handed to the server on the loop, which commits it through the session and
-publishes what changed. The scheduler reads the session and never changes it."""
+publishes what changed. The scheduler decides; what is under way is the session's (`Analyses`)."""
 
 from __future__ import annotations
 
@@ -29,28 +29,21 @@ class Scheduler:
     def __init__(self, session: Session, land: Callable[[OpenDocument, Snapshot, Analysis], None]) -> None:
         """`land(document, snapshot, analysis)` is called on the loop with each analysis done."""
         self.session = session
+        self.analyses = session.analyses
         self.land = land
         # Two threads: a slow document (a 10 MB rubric) does not hold up the others.
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="ai-eval analysis")
-        self.timers: dict[str, asyncio.TimerHandle] = {}
-        self.running: dict[str, OpenDocument] = {}
-        self.waiting: dict[str, list[asyncio.Future[None]]] = {}
 
     def edited(self, uri: str, delay: float) -> None:
         """Analyse a document `delay` seconds from now, unless it is edited again first."""
-        timer = self.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        self.timers[uri] = asyncio.get_running_loop().call_later(delay, self.start, uri)
+        self.analyses.later(uri, asyncio.get_running_loop().call_later(delay, self.start, uri))
 
     def start(self, uri: str) -> None:
         """Analyse the document's current version now, unless it is being analysed already (then
         the version after is started when that one is done)."""
-        timer = self.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
+        self.analyses.due(uri)
         document = self.session.documents.get(uri)
-        if document is None or uri in self.running:
+        if document is None or uri in self.analyses.running:
             return
         if document.current or document.role is None:
             self._wake(uri)
@@ -58,7 +51,7 @@ class Scheduler:
         snapshot = self.session.snapshot(document)
         if snapshot is None:
             return  # its folder's project is still loading: `restart` runs it once loaded
-        self.running[uri] = document
+        self.analyses.began(document)
         future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
         future.add_done_callback(partial(self._done, document, snapshot))
 
@@ -69,10 +62,9 @@ class Scheduler:
 
     def _done(self, document: OpenDocument, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
         uri = document.uri
-        if self.running.get(uri) is document:
-            del self.running[uri]
+        self.analyses.ended(document)
         if future.cancelled() or self.session.documents.get(uri) is not document:
-            if uri in self.waiting:
+            if uri in self.analyses.waiting:
                 self.start(uri)  # a request waits on the document opened since
             return
         error = future.exception()
@@ -83,11 +75,11 @@ class Scheduler:
         self.land(document, snapshot, future.result())
         if document.current:
             self._wake(uri)
-        elif uri not in self.timers:
+        elif uri not in self.analyses.timers:
             self.start(uri)  # its project changed meanwhile, or a request waits for a newer version
 
     def _wake(self, uri: str, error: BaseException | None = None) -> None:
-        for waiter in self.waiting.pop(uri, []):
+        for waiter in self.analyses.woken(uri):
             if not waiter.done():
                 if error is None:
                     waiter.set_result(None)
@@ -100,8 +92,7 @@ class Scheduler:
         document = self.session.documents.get(uri)
         while document is not None and document.role is not None and not document.current:
             await document.folder.ready.wait()
-            waiter = asyncio.get_running_loop().create_future()
-            self.waiting.setdefault(uri, []).append(waiter)
+            waiter = self.analyses.wait(uri)
             self.start(uri)
             await waiter
             document = self.session.documents.get(uri)
@@ -109,8 +100,5 @@ class Scheduler:
 
     def forget(self, uri: str) -> None:
         """The document closed: nothing more is started for it (what runs is dropped when done)."""
-        timer = self.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        self.running.pop(uri, None)
+        self.analyses.forget(uri)
         self._wake(uri)

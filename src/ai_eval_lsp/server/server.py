@@ -1,13 +1,15 @@
-"""The language server: a pygls server holding the session; features live one per module."""
+"""The language server: a pygls server that owns the session, and acts for the handlers that
+change it (`dispatch.Mutates`): it publishes diagnostics, sends to the client and spawns work."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from lsprotocol import types
@@ -19,10 +21,10 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
 from ai_eval_lsp.server import query
 from ai_eval_lsp.server.folders import Folders
-from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, serve_stdio
-from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, Written, serve_stdio
+from ai_eval_lsp.server.query import Client, NotApplicable
 from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +36,12 @@ REFRESH_DELAY = 0.1
 
 
 class AiEvalServer(LanguageServer):
-    def __init__(self) -> None:
+    def __init__(self, on_load: Iterable[Callable[[AiEvalServer, Folder], None]] = ()) -> None:
+        """`on_load`: what follows a project folder's (re)load (`routes.ON_LOAD`)."""
         super().__init__("ai-eval-lsp", __version__, protocol_cls=AiEvalProtocol)
         self.session = Session()
         self.scheduler = Scheduler(self.session, self.land)
-        self.background: set[asyncio.Task[Any]] = set()
-        self.folders = Folders(self)
-        self._refresh: asyncio.TimerHandle | None = None
+        self.folders = Folders(self, tuple(functools.partial(follow, self) for follow in on_load))
 
     @property
     def written(self) -> AiEvalProtocol:
@@ -53,6 +54,15 @@ class AiEvalServer(LanguageServer):
         """The position encoding agreed with the client."""
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         return {"utf-8": "utf-8", "utf-32": "utf-32"}.get(str(encoding), "utf-16")  # type: ignore[return-value]
+
+    @property
+    def client(self) -> Client:
+        """What answers depend on of the client, for the snapshots reading handlers get."""
+        completion = (
+            self.client_capabilities.text_document and self.client_capabilities.text_document.completion
+        )
+        item = completion and completion.completion_item
+        return Client(self.encoding, bool(item and item.snippet_support))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A failing handler is logged and, for requests, answered as an error; the server goes on.
@@ -72,10 +82,10 @@ class AiEvalServer(LanguageServer):
     def spawn(self, work: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping it alive and its failure logged."""
         task: asyncio.Task[Any] = asyncio.ensure_future(work)
-        self.background.add(task)
+        self.session.task_began(task)
 
         def finished(done: asyncio.Task[Any]) -> None:
-            self.background.discard(done)
+            self.session.task_ended(done)
             if not done.cancelled() and done.exception() is not None:
                 self.report_server_error(done.exception(), None)  # type: ignore[arg-type]
 
@@ -106,7 +116,7 @@ class AiEvalServer(LanguageServer):
         for document in documents:
             if not document.current:
                 continue  # its own commit publishes it
-            items = query.diagnostics(self, document)
+            items = self.diagnostics(document)
             if self.session.sent(document, items) or always:
                 params = items.within(
                     f'{{"uri": {json.dumps(document.uri)}, "diagnostics": ',
@@ -114,24 +124,32 @@ class AiEvalServer(LanguageServer):
                 )
                 self.written.notify_written(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
+    def diagnostics(self, document: OpenDocument) -> Written:
+        """Every problem of a document as LSP diagnostics (a JSON array), against its folder's
+        index as it is now; a problem written before is not written again (`query.diagnostics`)."""
+        view = self.session.query_of(document, self.client)
+        written, converted = query.diagnostics(view, self.session.problems(document), document.written)
+        self.session.wrote(document, converted)
+        return written
+
     def _refresh_soon(self) -> None:
         """A moment from now (a client pulls a document it edits by itself, and the pull in flight
         then answers), ask the client to pull again if any document's diagnostics differ from what
         it last pulled."""
-        if self._refresh is not None:
+        if self.session.refresh is not None:
             return
 
         def refresh() -> None:
-            self._refresh = None
+            self.session.refresh_due()
             stale = any(
-                doc.current and query.diagnostics(self, doc) != doc.published
+                doc.current and self.diagnostics(doc) != doc.published
                 for doc in self.session.documents.values()
             )
             workspace = self.client_capabilities.workspace
             if stale and workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
                 self.workspace_diagnostic_refresh(None)
 
-        self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh)
+        self.session.refresh_later(asyncio.get_running_loop().call_later(REFRESH_DELAY, refresh))
 
     def client_shows_runs(self) -> bool:
         """Whether the client shows `aiEval/runComplete` itself (`experimental.aiEval.runComplete`,

@@ -1,25 +1,29 @@
 """What the server knows between requests: the workspace folders the editor opened, the projects
-their files belong to (each a project folder: a project and an index of its files), and the open
-documents (their text, as the editor has it, and their last analysis).
+their files belong to (each a project folder: a project and an index of its files), the open
+documents (their text, as the editor has it, and their last analysis), and the work under way.
 
-Only the event loop changes the session, and only through its methods: the client's settings
-and the work it may cancel (`configure_client`, `progress_began`, `request_began`, ...), the
-folders' lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`,
-`configure`, `set_project`, `watch_site`, `mark_indexed`), what the client was sent (`sent`, for pushed and
-pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on other threads gets a `Snapshot`,
-immutable, and hands back a value that the loop commits through `Session.commit` / `commit_disk`,
-the one path that updates the indexes and says which documents' diagnostics may have changed.
+Only the event loop changes the session, and only through its methods (and those of the objects
+it owns): the client's settings and what it was told (`configure_client`, `first_telling`), the
+work it may cancel (`progress_began`, `request_began`, `save_began`), the tasks, timers and
+analyses under way (`task_began`, `refresh_later`, `reload_later`, `analyses`), the folders'
+lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`, `configure`,
+`set_project`, `changed_while_walked`, `mark_indexed`) and their sites (`watch_site`,
+`site_read`, `site_failed`, `retune_site`), what the client was sent (`sent`, `wrote`, for pushed
+and pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on
+other threads gets a `Snapshot`, immutable, and hands back a value that the loop commits through
+`Session.commit` / `commit_disk`, the one path that updates the indexes and says which documents'
+diagnostics may have changed. Reading handlers get snapshots the session makes (`query_of`,
+`workspace_of`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
-
-from pygls.uris import from_fs_path, to_fs_path
+from types import MappingProxyType
+from typing import Any, Protocol
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
 from ai_eval_lsp.core.problems import Problem
@@ -32,15 +36,16 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.runs.site import SiteReader
 from ai_eval_lsp.runs.store import ResultStore
-
-
-def path_of(uri: str) -> Path | None:
-    fs_path = to_fs_path(uri)
-    return Path(fs_path) if fs_path else None
-
-
-def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+from ai_eval_lsp.server.query import (
+    Client,
+    Converted,
+    DocumentQuery,
+    FolderView,
+    OpenText,
+    Since,
+    WorkspaceSnapshot,
+    path_of,
+)
 
 
 @dataclass(eq=False)
@@ -109,6 +114,8 @@ class Folder:
     """Files reported changed while the folder was walked: read once the walk is committed."""
     site: SiteWatch | None = None
     """Its project's site, whose runs are read (None: the project names none)."""
+    reload: asyncio.TimerHandle | None = None
+    """The reload of its project due once its files stop changing (`folders.reload_soon`)."""
 
     @property
     def walked(self) -> bool:
@@ -145,6 +152,8 @@ class OpenDocument:
     """The folder's project generation the analysis was made against."""
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
+    written: tuple[Converted, Converted] = field(default_factory=lambda: ({}, {}))
+    """Its problems as written the last two times (`query.diagnostics`): each written once."""
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
@@ -164,6 +173,17 @@ class OpenDocument:
             and self.analysis_version == self.version
             and self.analysis_generation == self.folder.generation
         )
+
+    @property
+    def previous(self) -> Analysis | None:
+        """Its last analysis, if it was made against the project as it is now: an analysis of its
+        text now updates it by the edits since (`edits_since`)."""
+        same_project = self.analysis_generation == self.folder.generation
+        return self.analysis if same_project else None
+
+    @property
+    def edits_since(self) -> tuple[Edit, ...]:
+        return tuple(edit for version, edit in self.edits if version > self.analysis_version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +206,50 @@ class Cancellable(Protocol):
     def cancel(self) -> None: ...
 
 
+@dataclass(eq=False)
+class Analyses:
+    """The analyses of open documents, by URI, as the scheduler (`scheduler.py`) starts them: the
+    timer each waits for after an edit, the opening of the document being analysed, and the
+    requests waiting for the analysis of its text as it is now."""
+
+    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    running: dict[str, OpenDocument] = field(default_factory=dict)
+    waiting: dict[str, list[asyncio.Future[None]]] = field(default_factory=dict)
+
+    def later(self, uri: str, timer: asyncio.TimerHandle) -> None:
+        """The document is analysed when `timer` fires (not when the one before would have)."""
+        self.due(uri)
+        self.timers[uri] = timer
+
+    def due(self, uri: str) -> None:
+        """The document's timer is done with: it is analysed now, or not at all."""
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def began(self, document: OpenDocument) -> None:
+        self.running[document.uri] = document
+
+    def ended(self, document: OpenDocument) -> None:
+        if self.running.get(document.uri) is document:
+            del self.running[document.uri]
+
+    def forget(self, uri: str) -> None:
+        """The document closed: nothing waits to start for it, and what runs is dropped when done."""
+        self.due(uri)
+        self.running.pop(uri, None)
+
+    def wait(self, uri: str) -> asyncio.Future[None]:
+        """A request's wait for the document's analysis as it is now."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(uri, []).append(waiter)
+        return waiter
+
+    def woken(self, uri: str) -> list[asyncio.Future[None]]:
+        """The requests waiting for the document, no longer waiting here."""
+        return self.waiting.pop(uri, [])
+
+
 class Session:
     def __init__(self) -> None:
         self.workspace: dict[str, WorkspaceFolder] = {}
@@ -194,14 +258,19 @@ class Session:
         """Project folders by root URI; documents outside every workspace folder get a folder of
         their own root (never walked), keyed apart."""
         self.documents: dict[str, OpenDocument] = {}
+        self.analyses = Analyses()
         self.save_rounds: set[Cancellable] = set()
         """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
+        self.background: set[asyncio.Task[Any]] = set()
+        """The tasks the server started in the background, kept alive until done."""
+        self.refresh: asyncio.TimerHandle | None = None
+        """When a pulling client is asked to pull again, if it has not (`AiEvalServer.publish`)."""
         self.settings = Settings()
         """The client's settings outside any folder (and until a folder has its own)."""
         self.settings_problems: Sequence[str] = ()
         """What is wrong in the settings the client started with, to tell once it is initialized."""
-        self.settings_told: set[str] = set()
-        """The problems of the client's settings the user was shown (each is shown once)."""
+        self.told: set[Hashable] = set()
+        """What the user was shown that is shown once a session (settings problems, notices)."""
         self.progress: dict[int | str, Cancellable] = {}
         """The progress under way, by token, so the client can cancel it."""
         self.requests: dict[object, Cancellation] = {}
@@ -212,10 +281,10 @@ class Session:
     def configure_client(self, settings: Settings, problems: Sequence[str] = ()) -> None:
         self.settings, self.settings_problems = settings, problems
 
-    def tell_settings_problem(self, message: str) -> bool:
-        """Whether a problem of the client's settings is to be shown: the first time only."""
-        told = message in self.settings_told
-        self.settings_told.add(message)
+    def first_telling(self, said: Hashable) -> bool:
+        """Whether something shown once a session is to be shown now: the first time only."""
+        told = said in self.told
+        self.told.add(said)
         return not told
 
     def progress_began(self, token: int | str, progress: Cancellable) -> None:
@@ -229,6 +298,40 @@ class Session:
 
     def request_ended(self, request: object) -> None:
         self.requests.pop(request, None)
+
+    def save_began(self, round_: Cancellable) -> None:
+        """A save's runs begin: those of the saves before are cancelled."""
+        for earlier in self.save_rounds:
+            earlier.cancel()
+        self.save_rounds.add(round_)
+
+    def save_ended(self, round_: Cancellable) -> None:
+        self.save_rounds.discard(round_)
+
+    # --- work under way -------------------------------------------------------------------------
+
+    def task_began(self, task: asyncio.Task[Any]) -> None:
+        self.background.add(task)
+
+    def task_ended(self, task: asyncio.Task[Any]) -> None:
+        self.background.discard(task)
+
+    def refresh_later(self, timer: asyncio.TimerHandle) -> None:
+        self.refresh = timer
+
+    def refresh_due(self) -> None:
+        self.refresh = None
+
+    def reload_later(self, folder: Folder, timer: asyncio.TimerHandle) -> None:
+        """A folder's project reloads when `timer` fires (not when the one before would have)."""
+        self.reload_due(folder)
+        folder.reload = timer
+
+    def reload_due(self, folder: Folder) -> None:
+        """A folder's reload timer is done with: it reloads now, or not at all."""
+        if folder.reload is not None:
+            folder.reload.cancel()
+            folder.reload = None
 
     # --- folders --------------------------------------------------------------------------------
 
@@ -262,6 +365,7 @@ class Session:
         """A folder no longer the session's: work under way for it commits nothing, and what
         waits for it goes on (and finds its documents moved)."""
         del self.folders[folder.uri]
+        self.reload_due(folder)
         folder.generation += 1
         folder.ready.set()
         folder.indexed.set()
@@ -290,6 +394,24 @@ class Session:
         """The site whose runs a folder reads now (None: none)."""
         folder.site = site
 
+    def retune_site(self, site: SiteWatch, poll_seconds: float, tolerance: float) -> None:
+        """The project's settings for its site changed, not its address."""
+        site.poll_seconds, site.tolerance = poll_seconds, tolerance
+
+    def site_read(self, site: SiteWatch, cursor: int | None) -> str | None:
+        """A read of the site succeeded, up to `cursor`; returns why the read before had failed."""
+        failed, site.failing, site.cursor = site.failing, None, cursor
+        return failed
+
+    def site_failed(self, site: SiteWatch, why: str) -> bool:
+        """A read of the site failed; True when for another reason than the read before."""
+        news, site.failing = site.failing != why, why
+        return news
+
+    def changed_while_walked(self, folder: Folder, path: Path) -> None:
+        """A file changed during the folder's walk: read once the walk is committed."""
+        folder.changed.append(path)
+
     def mark_indexed(self, folder: Folder) -> list[Path]:
         """A folder's walk is committed (or it has none); returns the files reported changed
         meanwhile, to be read now."""
@@ -304,6 +426,10 @@ class Session:
             return False
         document.published, document.result_id = items, document.result_id + 1
         return True
+
+    def wrote(self, document: OpenDocument, converted: Converted) -> None:
+        """A document's problems as just written, kept with those written the time before."""
+        document.written = (converted, document.written[0])
 
     def holds(self, folder: Folder) -> bool:
         """Whether a folder is still the session's (not removed, nor replaced)."""
@@ -362,13 +488,6 @@ class Session:
         project = document.folder.project
         if document.role is None or project is None:
             return None
-        analysis = document.analysis
-        # The last analysis, if it was made against the same project, is updated by the edits since.
-        previous = (
-            analysis
-            if analysis is not None and document.analysis_generation == document.folder.generation
-            else None
-        )
         return Snapshot(
             document.version,
             document.text,
@@ -377,9 +496,52 @@ class Session:
             project.rules,
             document.folder.generation,
             document.lines,
-            previous,
-            tuple(edit for version, edit in document.edits if version > document.analysis_version),
+            document.previous,
+            document.edits_since,
         )
+
+    # --- what reading handlers are given ----------------------------------------------------------
+
+    def query_of(self, document: OpenDocument, client: Client) -> DocumentQuery:
+        """A document as a request sees it now: the only place a `DocumentQuery` is made."""
+        folder = document.folder
+        previous = document.previous if document.role is not None and not document.current else None
+        edited = (
+            Since(previous, document.edits_since)
+            if previous is not None and folder.project is not None and previous.role == document.role
+            else None
+        )
+        readable = Since(document.readable[0], tuple(document.readable[1])) if document.readable else edited
+        return DocumentQuery(
+            document.uri,
+            document.path,
+            document.relative,
+            document.role,
+            document.version,
+            document.lines,
+            document.analysis,
+            folder.root,
+            folder.index,
+            folder.indexed.is_set(),
+            folder.project,
+            client,
+            self.open_texts(),
+            edited,
+            readable,
+        )
+
+    def workspace_of(
+        self, folders: Sequence[Folder], home: Folder | None, client: Client
+    ) -> WorkspaceSnapshot:
+        """Project folders, and the one holding the file a request names, as the request sees
+        them now: the only place a `WorkspaceSnapshot` is made."""
+        views = {folder: _view(folder) for folder in folders}
+        home_view = (views.get(home) or _view(home)) if home is not None else None
+        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client)
+
+    def open_texts(self) -> Mapping[Path, OpenText]:
+        texts = {doc.path: OpenText(doc.uri, doc.lines) for doc in self.documents.values() if doc.path}
+        return MappingProxyType(texts)
 
     # --- the one path that commits --------------------------------------------------------------
 
@@ -439,6 +601,10 @@ class Session:
         if document.analysis is None:
             return []
         return document.analysis.problems_in(document.folder.rubrics_for_lints)
+
+
+def _view(folder: Folder) -> FolderView:
+    return FolderView(folder.root, folder.index, folder.project, folder.site is not None)
 
 
 def _read_by_others(summary: Summary | None) -> tuple[object, ...] | None:

@@ -6,7 +6,8 @@ with `trigger: "site"`, its line and `regressed`, or a message for a client that
 runs itself.
 
 The database is read on a daemon thread, never on the event loop, so an unreachable site delays
-neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only.
+neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only,
+through the session's methods.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from ai_eval_lsp.drupal.site_address import SETTING
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server import names
-from ai_eval_lsp.server.query import NotApplicable, loaded
+from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, SiteWatch, path_of, uri_of
+from ai_eval_lsp.server.session import Folder, SiteWatch
+from ai_eval_lsp.server.snapshots import loaded
 
 T = TypeVar("T")
 
@@ -64,8 +66,8 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
     address = project.site
     current = folder.site
     if current is not None and address is not None and current.address == address:
-        current.poll_seconds = project.settings.site_poll_seconds
-        current.tolerance = project.settings.site_regression_tolerance
+        settings = project.settings
+        server.session.retune_site(current, settings.site_poll_seconds, settings.site_regression_tolerance)
         return
     server.session.watch_site(folder, None)
     if current is not None:
@@ -113,10 +115,8 @@ async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | N
         except (SiteError, StoreError) as err:
             _failed(server, folder, site, str(err))
             return str(err)
-        if site.failing is not None:
+        if server.session.site_read(site, pulled.last_id) is not None:
             server.log(f"{folder.root}: the site's runs are read again from {site.address}")
-        site.failing = None
-        site.cursor = pulled.last_id
         for note in pulled.skipped:
             server.log(f"{folder.root}: {note}", types.MessageType.Warning)
         if first and pulled.stored:
@@ -134,9 +134,8 @@ def _announced(site: SiteWatch, rows: list[dict[str, Any]]) -> list[SiteRun]:
 
 def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
-    if site.failing == why:
+    if not server.session.site_failed(site, why):
         return
-    site.failing = why
     again = f"; tried again every {site.poll_seconds:g} s" if site.poll_seconds > 0 else ""
     server.log(f"{folder.root}: {why}{again}", types.MessageType.Warning)
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
@@ -189,12 +188,3 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     if troubles:
         answer["note"] = "; ".join(troubles)
     return answer
-
-
-def register(server: AiEvalServer) -> None:
-    server.folders.on_load.append(lambda folder: watch(server, folder))
-
-    @server.command(names.SITE_RUNS)
-    async def site_runs_command(ls: AiEvalServer, *arguments: Any) -> dict[str, Any]:
-        argument = arguments[0] if arguments and isinstance(arguments[0], dict) else {}
-        return await site_runs(ls, argument)

@@ -11,11 +11,12 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.server.query import path_of
 from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, WorkspaceFolder, path_of
+from ai_eval_lsp.server.session import Folder, WorkspaceFolder
 
 SECTION = "aiEval"
-WATCHED = ["**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json"]
+WATCHED = ("**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json")
 """Rubric and cases files, a Drupal codebase's services, module and executor class files, and the
 files that mark projects and hold their settings."""
 
@@ -52,7 +53,7 @@ def tell_settings_problems(server: AiEvalServer, problems: Sequence[str]) -> Non
     for problem in problems:
         message = f"{SECTION} settings: {problem}"
         server.log(message, types.MessageType.Warning)
-        if server.session.tell_settings_problem(message):
+        if server.session.first_telling(message):
             server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
@@ -81,60 +82,58 @@ async def _apply(server: AiEvalServer, folder: Folder, settings: Settings) -> No
     await server.folders.load(folder, walk=not folder.indexed.is_set())
 
 
-def register(server: AiEvalServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: AiEvalServer, params: types.InitializeParams) -> None:
-        options: Any = params.initialization_options
-        raw = options.get(SECTION, {}) if isinstance(options, dict) else {}
-        settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
-        ls.session.configure_client(settings, problems)
-        for folder in _folders(params):
-            ls.folders.add(folder.uri, settings)
+def initialize(server: AiEvalServer, params: types.InitializeParams) -> None:
+    options: Any = params.initialization_options
+    raw = options.get(SECTION, {}) if isinstance(options, dict) else {}
+    settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
+    server.session.configure_client(settings, problems)
+    for folder in _folders(params):
+        server.folders.add(folder.uri, settings)
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: AiEvalServer, params: types.InitializedParams) -> None:
-        tell_settings_problems(ls, ls.session.settings_problems)
-        # Watch first: files that change while the folders are walked are read once they are.
-        watched = (
-            ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+
+async def initialized(server: AiEvalServer, params: types.InitializedParams) -> None:
+    tell_settings_problems(server, server.session.settings_problems)
+    # Watch first: files that change while the folders are walked are read once they are.
+    watched = (
+        server.client_capabilities.workspace and server.client_capabilities.workspace.did_change_watched_files
+    )
+    if watched and watched.dynamic_registration:
+        watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED]
+        registration = types.Registration(
+            "ai-eval-watched-files",
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            types.DidChangeWatchedFilesRegistrationOptions(watchers),
         )
-        if watched and watched.dynamic_registration:
-            watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED]
-            registration = types.Registration(
-                "ai-eval-watched-files",
-                types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                types.DidChangeWatchedFilesRegistrationOptions(watchers),
-            )
-            try:
-                await ls.client_register_capability_async(types.RegistrationParams([registration]))
-            except Exception as err:  # the index is still kept current from open documents
-                ls.log(f"could not watch rubric files: {err}", types.MessageType.Warning)
-        await configure_all(ls)
+        try:
+            await server.client_register_capability_async(types.RegistrationParams([registration]))
+        except Exception as err:  # the index is still kept current from open documents
+            server.log(f"could not watch rubric files: {err}", types.MessageType.Warning)
+    await configure_all(server)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def configuration_changed(ls: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
-        pushed = params.settings.get(SECTION) if isinstance(params.settings, dict) else None
-        workspace = ls.client_capabilities.workspace
-        if isinstance(pushed, dict) and not (workspace and workspace.configuration):
-            ls.session.configure_client(
-                Settings.from_mapping(pushed)[0]
-            )  # a client that cannot be asked tells
-        await configure_all(ls)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def folders_changed(ls: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for removed in params.event.removed:
-            ls.folders.remove(removed.uri)
-        added = [ls.folders.add(folder.uri, ls.session.settings) for folder in params.event.added]
-        await asyncio.gather(*(configure(ls, folder) for folder in added if folder is not None))
+async def configuration_changed(server: AiEvalServer, params: types.DidChangeConfigurationParams) -> None:
+    pushed = params.settings.get(SECTION) if isinstance(params.settings, dict) else None
+    workspace = server.client_capabilities.workspace
+    if isinstance(pushed, dict) and not (workspace and workspace.configuration):
+        server.session.configure_client(
+            Settings.from_mapping(pushed)[0]
+        )  # a client that cannot be asked tells
+    await configure_all(server)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def watched_files_changed(ls: AiEvalServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
-        await ls.folders.files_changed(paths)
 
-    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
-    def progress_cancelled(ls: AiEvalServer, params: types.WorkDoneProgressCancelParams) -> None:
-        progress = ls.session.progress.get(params.token)
-        if progress is not None:
-            progress.cancel()
+async def folders_changed(server: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    for removed in params.event.removed:
+        server.folders.remove(removed.uri)
+    added = [server.folders.add(folder.uri, server.session.settings) for folder in params.event.added]
+    await asyncio.gather(*(configure(server, folder) for folder in added if folder is not None))
+
+
+async def watched_files_changed(server: AiEvalServer, params: types.DidChangeWatchedFilesParams) -> None:
+    paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
+    await server.folders.files_changed(paths)
+
+
+def progress_cancelled(server: AiEvalServer, params: types.WorkDoneProgressCancelParams) -> None:
+    progress = server.session.progress.get(params.token)
+    if progress is not None:
+        progress.cancel()

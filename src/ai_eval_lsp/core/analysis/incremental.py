@@ -1,19 +1,19 @@
-"""One document checked: parse, validate against its schema, lint. Problems that need the other
-files of the workspace are computed from summaries, on top, for whatever index is current.
-
-`update` gives the analysis of a document after an edit: an edit inside one check or case reads,
-validates and lints that item alone (`core/items.py`); any other falls back to `analyse`."""
+"""An edit read in proportion to it: `update` gives the analysis of a document after edits,
+reading, validating and linting only the one check or case they stay inside (`core/items.py`),
+and putting the summary and the rules across items together from the items' results (or, for a
+keystroke that moved no line, splicing the item's own into the last analysis's); any other edit
+falls back to `analyse`. What is under a cursor right after edits is read the same way
+(`at_after`), and from the last good reading of an item a keystroke broke (`at_before`)."""
 
 from __future__ import annotations
 
-import threading
 from bisect import bisect_right, insort
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from operator import attrgetter
 
 from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.analysis.document import Analysis, Rules, analyse, assemble, bare_summary, item_found
 from ai_eval_lsp.core.cursor import At, locate
 from ai_eval_lsp.core.items import (
     Found,
@@ -24,334 +24,14 @@ from ai_eval_lsp.core.items import (
     flatten,
     item_head,
     item_of,
-    layout_of,
     moved_tree,
 )
-from ai_eval_lsp.core.lints import (
-    CheckId,
-    Dispatch,
-    Kept,
-    check_id,
-    check_lints,
-    lint_cases,
-    lint_cases_workspace,
-    lint_workspace,
-    rubric_lints,
-    scoring_lints,
-)
+from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.validate import SchemaValidator
-from ai_eval_lsp.core.workspace import (
-    CasesSummary,
-    CheckFacts,
-    Role,
-    RubricIndex,
-    RubricSummary,
-    Summary,
-    case_summary,
-    cases_summary,
-    check_facts,
-    rubric_summary,
-    summarize,
-    summarize_cases,
-    with_check_changed,
-)
-from ai_eval_lsp.core.yamltree import (
-    Entry,
-    Node,
-    Parser,
-    ParseResult,
-    collector_paused,
-    libyaml_failure,
-    parse,
-    read_fast,
-    syntax_problem,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """What documents are checked against: the combined schema, who runs each check, and the
-    cases files' schema."""
-
-    validator: SchemaValidator
-    dispatch: Dispatch
-    parser: Parser = "fast"
-    cases_validator: SchemaValidator = field(default_factory=SchemaValidator.for_cases)
-
-    def validator_for(self, role: Role) -> SchemaValidator:
-        return self.cases_validator if role == "cases" else self.validator
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Analysis:
-    """A rubric or cases file's tree, its summary, and the problems found in it alone."""
-
-    role: Role
-    path: str
-    text: str
-    tree: Node | None
-    """The tree as read; `root` is the same tree with every node where this text has it."""
-    summary: Summary
-    problems: list[Problem]
-    layout: Layout | None = None
-    """Its items, for `update`; None when an edit must read the document whole."""
-    kept: Kept = field(default_factory=Kept)
-    """What its problems against the workspace were made of, kept by the analyses after it."""
-
-    @property
-    def root(self) -> Node | None:
-        """The tree, its nodes at the positions of this analysis's text (see `Layout.place`)."""
-        if self.layout is not None and self.tree is not None:
-            self.layout.place()
-        return self.tree
-
-    def at(self, line: int, column: int) -> At | None:
-        """What is under a cursor: `locate` on the tree, moving only the item under it (hover
-        right after a keystroke in a 10,000-check rubric need not move the others)."""
-        layout, tree = self.layout, self.tree
-        if (
-            layout is None
-            or tree is None
-            or tree.entries is None
-            or not layout.lines[0] <= line < layout.end_line
-        ):
-            root = self.root
-            return locate(root, line, column) if root is not None else None
-        number = bisect_right(layout.lines, line) - 1
-        layout.items[number].place(layout.lines[number], layout.starts[number])
-        node = layout.items[number].node
-        if (line, column) < (node.line, node.column) and number > 0:  # on its `- `: as `locate` does
-            number -= 1
-            layout.items[number].place(layout.lines[number], layout.starts[number])
-        return locate(tree, line, column, (tree.entries[layout.container].value, number))
-
-    def problems_in(self, rubrics: RubricIndex | None) -> list[Problem]:
-        """Its problems with those against the workspace's rubrics (None: own problems only)."""
-        if rubrics is None:
-            return self.problems
-        if isinstance(self.summary, CasesSummary):
-            across = lint_cases_workspace(self.summary, rubrics, self.kept)
-        else:
-            across = lint_workspace(self.summary, rubrics, self.kept)
-        return sorted(self.problems + across, key=Problem.sort_key) if across else self.problems
-
-
-def analyse(
-    role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
-) -> Analysis:
-    """Check one document as the role it has."""
-    if len(text) < SHARED_FROM:
-        with collector_paused():
-            return _analyse(role, path, text, rules, decode_problems, None)
-    reading = _Reading(text, rules.parser, role, path)
-    with _readings_lock:
-        summarizing = _find(text, rules.parser, lambda other: other.handed is not None and not other.claimed)
-        if summarizing is not None:
-            summarizing.claimed = True
-        _keep(reading)
-    try:
-        parsed = _handed(summarizing)
-        with collector_paused():
-            found = _analyse(role, path, text, rules, decode_problems, parsed)
-    except BaseException as err:
-        reading.summary.set_exception(err)
-        raise
-    reading.summary.set_result(found.summary)
-    return found
-
-
-def summary_of(role: Role, path: str, text: str, rules: Rules) -> Summary:
-    """What other files need to know of a document, from its text: the summary `analyse` gives
-    (taken from an analysis of the same text under way or done, for a large text)."""
-    if len(text) < SHARED_FROM:
-        return _summarized(role, path, text, parse(text, rules.parser))
-    parser = rules.parser
-    with _readings_lock:
-        analysed = _find(text, parser, lambda other: (other.role, other.path) == (role, path))
-        if analysed is None:
-            reading = _Reading(text, parser, None, None, Future())
-            _keep(reading)
-    if analysed is not None:
-        try:
-            return analysed.summary.result()
-        except Exception:  # that analysis failed: its caller is told; this reads the text anew
-            return _summarized(role, path, text, parse(text, parser))
-    parsed: ParseResult | None = None
-    try:
-        parsed = parse(text, parser)
-        return _summarized(role, path, text, parsed)
-    finally:
-        with _readings_lock:  # done with the tree: an analysis that waits for it takes it over
-            _drop(reading)
-            if reading.claimed:
-                assert reading.handed is not None
-                reading.handed.set_result(parsed)
-
-
-def _summarized(role: Role, path: str, text: str, parsed: ParseResult) -> Summary:
-    if role == "cases":
-        return summarize_cases(path, parsed.root, text)
-    return summarize(path, parsed.root, text, parsed.problems)
-
-
-SHARED_FROM = 1_000_000
-"""From this length on, a text's reading is shared by its two readers in the server: the analysis
-of an open document, and the summary of its file read from disk (a folder's walk). When a folder
-opens with a big document open, both read the same text at once: two full parses competing for
-the interpreter, and two trees alive (a 10 MB rubric: ~2.5 s more to its first diagnostics and
-~250 MB). A summary is taken from the analysis, under way or done; an analysis that starts while
-the summary is read takes the summary's tree over."""
-_KEPT = 4
-"""How many large texts' readings are kept for a summary to come (their texts, not their trees)."""
-
-
-@dataclass(eq=False, slots=True)
-class _Reading:
-    """A large text read: by an analysis (its `role`, `path` and `summary`), or for a summary
-    (`handed` is then where its tree goes to the analysis that `claimed` it before it was done)."""
-
-    text: str
-    parser: Parser
-    role: Role | None
-    path: str | None
-    handed: Future[ParseResult | None] | None = None
-    claimed: bool = False
-    summary: Future[Summary] = field(default_factory=Future)
-
-
-_readings: list[_Reading] = []
-_readings_lock = threading.Lock()
-
-
-def _find(text: str, parser: Parser, wanted: Callable[[_Reading], bool]) -> _Reading | None:
-    """The latest reading of this text that is `wanted` (the lock held)."""
-    for reading in reversed(_readings):
-        if (
-            reading.parser == parser
-            and len(reading.text) == len(text)
-            and wanted(reading)
-            and reading.text == text
-        ):
-            return reading
-    return None
-
-
-def _keep(reading: _Reading) -> None:
-    _readings.append(reading)
-    del _readings[:-_KEPT]
-
-
-def _drop(reading: _Reading) -> None:
-    if reading in _readings:
-        _readings.remove(reading)
-
-
-def _handed(summarizing: _Reading | None) -> ParseResult | None:
-    """The tree a summary's reading hands over once done with it (None: none, or it failed)."""
-    if summarizing is None or summarizing.handed is None:
-        return None
-    return summarizing.handed.result()
-
-
-def _analyse(
-    role: Role,
-    path: str,
-    text: str,
-    rules: Rules,
-    decode_problems: list[Problem] | None,
-    parsed: ParseResult | None,
-) -> Analysis:
-    if parsed is None:
-        parsed = parse(text, rules.parser)
-    problems = list(decode_problems or []) + parsed.problems
-    root = parsed.root
-    if root is None or root.value is None:
-        if not parsed.problems:
-            problems.append(_empty(role, root))
-        return Analysis(role, path, text, root, _summary(role, path, root, text, parsed.problems), problems)
-    validator = rules.validator_for(role)
-    top = validator.top_problems(root, text)
-    found = [_found(role, number, item, text, rules) for number, item in enumerate(validator.items_of(root))]
-    problems += top
-    summary = _assemble(role, path, root, found, text, problems, parsed.problems)
-    layout = layout_of(role, root, text, parsed, top, found) if not decode_problems else None
-    return Analysis(role, path, text, root, summary, problems, layout)
-
-
-def analyse_rubric(
-    path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
-) -> Analysis:
-    return analyse("rubric", path, text, rules, decode_problems)
-
-
-def analyse_cases(
-    path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
-) -> Analysis:
-    """A cases file's own problems; `problems_in` adds those against the workspace's rubrics."""
-    return analyse("cases", path, text, rules, decode_problems)
-
-
-def _found(role: Role, number: int, item: Node, text: str, rules: Rules) -> Found:
-    """What one check or case holds (its parser problems are added by the caller)."""
-    # Most items have no problem: one empty tuple stands for all their empty lists.
-    if role == "cases":
-        schema = rules.cases_validator.item_problems(number, item, text) or ()
-        return Found((), schema, (), None, case_summary(number, item))
-    return Found(
-        (),
-        rules.validator.item_problems(number, item, text) or (),
-        check_lints(number, item, text, rules.validator.kinds, rules.dispatch) or (),
-        check_id(item),
-        check_facts(number, item),
-    )
-
-
-def _assemble(
-    role: Role,
-    path: str,
-    root: Node,
-    found: Sequence[Found],
-    text: str | LineIndex,
-    problems: list[Problem],
-    parsed: Sequence[Problem],
-) -> Summary:
-    """The summary, and `problems` completed (its parser's and top-level ones given) and sorted,
-    from what each item holds: the same steps for a document read whole or item by item."""
-    problems += flatten(item.schema for item in found)
-    summary: Summary
-    if role == "cases":
-        summary = cases_summary(path, root, [item.facts for item in found], text)  # type: ignore[misc]
-        problems += lint_cases(summary)
-    else:
-        problems += rubric_lints(root, [item.check_id for item in found], [item.lints for item in found])
-        summary = rubric_summary(path, root, [item.facts for item in found], text, parsed)  # type: ignore[misc]
-    problems.sort(key=Problem.sort_key)
-    return summary
-
-
-def _summary(
-    role: Role, path: str, root: Node | None, text: str | LineIndex, parsed: Sequence[Problem]
-) -> Summary:
-    """The summary of a document without items."""
-    if role == "cases":
-        return cases_summary(path, root, [], text)
-    return rubric_summary(path, root, [], text, parsed)
-
-
-def _empty(role: Role, root: Node | None) -> Problem:
-    subject, fields = (
-        ("cases file", "`rubric` and `cases`")
-        if role == "cases"
-        else ("rubric", "`id`, `version`, `checks` and `scoring`")
-    )
-    span = root.span if root is not None else Span.of(0, 0, 0, 0)
-    return Problem("schema", f"the {subject} is empty: write a mapping with {fields}", span)
-
-
-# --- an edit inside one item -------------------------------------------------------------------
+from ai_eval_lsp.core.workspace import CheckFacts, RubricSummary, Summary, with_check_changed
+from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult, libyaml_failure, read_fast, syntax_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,7 +285,7 @@ def _read_item(
     if not isinstance(read, tuple):
         return read
     item, parsed = read
-    item.found = _found(layout.role, number, item.node, text, rules)
+    item.found = item_found(layout.role, number, item.node, text, rules)
     item.found.parsed = parsed
     return item
 
@@ -647,7 +327,7 @@ def _broken(
     if failure is None:
         return None
     problem = syntax_problem(Lines(lines), failure)
-    summary = _summary(layout.role, previous.path, None, lines, [problem])
+    summary = bare_summary(layout.role, previous.path, None, lines, [problem])
     return Analysis(
         layout.role, previous.path, text, None, summary, [problem], replace(layout, broken=number)
     )
@@ -681,7 +361,7 @@ def _assembled(
     layout = replace(layout, tally=None)  # made again from the items when an id next changes
     found = list(layout.found())
     problems = top_parsed + flatten(item.parsed for item in found) + top_schema
-    summary = _assemble(layout.role, previous.path, root, found, lines, problems, ())
+    summary = assemble(layout.role, previous.path, root, found, lines, problems, ())
     return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
 
 

@@ -1,0 +1,243 @@
+"""One document checked whole: parse, validate against its schema, lint. Problems that need the
+other files of the workspace are computed from summaries, on top, for whatever index is current
+(`Analysis.problems_in`). A large text is read once by its analysis and its summary
+(`shared.py`); an edit is read in proportion to it (`incremental.py`)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from ai_eval_lsp.core.analysis.shared import SHARED_FROM, Readings
+from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.items import Found, Layout, flatten, layout_of
+from ai_eval_lsp.core.lints import (
+    Dispatch,
+    Kept,
+    check_id,
+    check_lints,
+    lint_cases,
+    lint_cases_workspace,
+    lint_workspace,
+    rubric_lints,
+)
+from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.validate import SchemaValidator
+from ai_eval_lsp.core.workspace import (
+    CasesSummary,
+    Role,
+    RubricIndex,
+    Summary,
+    case_summary,
+    cases_summary,
+    check_facts,
+    rubric_summary,
+    summarize,
+    summarize_cases,
+)
+from ai_eval_lsp.core.yamltree import Node, Parser, ParseResult, collector_paused, parse
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What documents are checked against: the combined schema, who runs each check, and the
+    cases files' schema."""
+
+    validator: SchemaValidator
+    dispatch: Dispatch
+    parser: Parser = "fast"
+    cases_validator: SchemaValidator = field(default_factory=SchemaValidator.for_cases)
+    readings: Readings = field(default_factory=Readings, compare=False, repr=False)
+    """The readings of large texts, shared by the analysis and the summary of one (`shared.py`)."""
+
+    def validator_for(self, role: Role) -> SchemaValidator:
+        return self.cases_validator if role == "cases" else self.validator
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Analysis:
+    """A rubric or cases file's tree, its summary, and the problems found in it alone."""
+
+    role: Role
+    path: str
+    text: str
+    tree: Node | None
+    """The tree as read; `root` is the same tree with every node where this text has it."""
+    summary: Summary
+    problems: list[Problem]
+    layout: Layout | None = None
+    """Its items, for `update`; None when an edit must read the document whole."""
+    kept: Kept = field(default_factory=Kept)
+    """What its problems against the workspace were made of, kept by the analyses after it."""
+
+    @property
+    def root(self) -> Node | None:
+        """The tree, its nodes at the positions of this analysis's text (see `Layout.place`)."""
+        if self.layout is not None and self.tree is not None:
+            self.layout.place()
+        return self.tree
+
+    def at(self, line: int, column: int) -> At | None:
+        """What is under a cursor: `locate` on the tree, moving only the item under it (hover
+        right after a keystroke in a 10,000-check rubric need not move the others)."""
+        layout, tree = self.layout, self.tree
+        if (
+            layout is None
+            or tree is None
+            or tree.entries is None
+            or not layout.lines[0] <= line < layout.end_line
+        ):
+            root = self.root
+            return locate(root, line, column) if root is not None else None
+        number = bisect_right(layout.lines, line) - 1
+        layout.items[number].place(layout.lines[number], layout.starts[number])
+        node = layout.items[number].node
+        if (line, column) < (node.line, node.column) and number > 0:  # on its `- `: as `locate` does
+            number -= 1
+            layout.items[number].place(layout.lines[number], layout.starts[number])
+        return locate(tree, line, column, (tree.entries[layout.container].value, number))
+
+    def problems_in(self, rubrics: RubricIndex | None) -> list[Problem]:
+        """Its problems with those against the workspace's rubrics (None: own problems only)."""
+        if rubrics is None:
+            return self.problems
+        if isinstance(self.summary, CasesSummary):
+            across = lint_cases_workspace(self.summary, rubrics, self.kept)
+        else:
+            across = lint_workspace(self.summary, rubrics, self.kept)
+        return sorted(self.problems + across, key=Problem.sort_key) if across else self.problems
+
+
+def analyse(
+    role: Role, path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
+) -> Analysis:
+    """Check one document as the role it has."""
+    if len(text) < SHARED_FROM:
+        with collector_paused():
+            return _analyse(role, path, text, rules, decode_problems, None)
+    reading, summarizing = rules.readings.analysing(text, rules.parser, role, path)
+    try:
+        parsed = summarizing.tree() if summarizing is not None else None
+        with collector_paused():
+            found = _analyse(role, path, text, rules, decode_problems, parsed)
+    except BaseException as err:
+        reading.summary.set_exception(err)
+        raise
+    reading.summary.set_result(found.summary)
+    return found
+
+
+def summary_of(role: Role, path: str, text: str, rules: Rules) -> Summary:
+    """What other files need to know of a document, from its text: the summary `analyse` gives
+    (taken from an analysis of the same text under way or done, for a large text)."""
+    if len(text) < SHARED_FROM:
+        return _summarized(role, path, text, parse(text, rules.parser))
+    return rules.readings.summary(role, path, text, rules.parser, partial(_summarized, role, path, text))
+
+
+def _summarized(role: Role, path: str, text: str, parsed: ParseResult) -> Summary:
+    if role == "cases":
+        return summarize_cases(path, parsed.root, text)
+    return summarize(path, parsed.root, text, parsed.problems)
+
+
+def _analyse(
+    role: Role,
+    path: str,
+    text: str,
+    rules: Rules,
+    decode_problems: list[Problem] | None,
+    parsed: ParseResult | None,
+) -> Analysis:
+    if parsed is None:
+        parsed = parse(text, rules.parser)
+    problems = list(decode_problems or []) + parsed.problems
+    root = parsed.root
+    if root is None or root.value is None:
+        if not parsed.problems:
+            problems.append(_empty(role, root))
+        return Analysis(
+            role, path, text, root, bare_summary(role, path, root, text, parsed.problems), problems
+        )
+    validator = rules.validator_for(role)
+    top = validator.top_problems(root, text)
+    found = [
+        item_found(role, number, item, text, rules) for number, item in enumerate(validator.items_of(root))
+    ]
+    problems += top
+    summary = assemble(role, path, root, found, text, problems, parsed.problems)
+    layout = layout_of(role, root, text, parsed, top, found) if not decode_problems else None
+    return Analysis(role, path, text, root, summary, problems, layout)
+
+
+def analyse_rubric(
+    path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
+) -> Analysis:
+    return analyse("rubric", path, text, rules, decode_problems)
+
+
+def analyse_cases(
+    path: str, text: str, rules: Rules, decode_problems: list[Problem] | None = None
+) -> Analysis:
+    """A cases file's own problems; `problems_in` adds those against the workspace's rubrics."""
+    return analyse("cases", path, text, rules, decode_problems)
+
+
+def item_found(role: Role, number: int, item: Node, text: str, rules: Rules) -> Found:
+    """What one check or case holds (its parser problems are added by the caller)."""
+    # Most items have no problem: one empty tuple stands for all their empty lists.
+    if role == "cases":
+        schema = rules.cases_validator.item_problems(number, item, text) or ()
+        return Found((), schema, (), None, case_summary(number, item))
+    return Found(
+        (),
+        rules.validator.item_problems(number, item, text) or (),
+        check_lints(number, item, text, rules.validator.kinds, rules.dispatch) or (),
+        check_id(item),
+        check_facts(number, item),
+    )
+
+
+def assemble(
+    role: Role,
+    path: str,
+    root: Node,
+    found: Sequence[Found],
+    text: str | LineIndex,
+    problems: list[Problem],
+    parsed: Sequence[Problem],
+) -> Summary:
+    """The summary, and `problems` completed (its parser's and top-level ones given) and sorted,
+    from what each item holds: the same steps for a document read whole or item by item."""
+    problems += flatten(item.schema for item in found)
+    summary: Summary
+    if role == "cases":
+        summary = cases_summary(path, root, [item.facts for item in found], text)  # type: ignore[misc]
+        problems += lint_cases(summary)
+    else:
+        problems += rubric_lints(root, [item.check_id for item in found], [item.lints for item in found])
+        summary = rubric_summary(path, root, [item.facts for item in found], text, parsed)  # type: ignore[misc]
+    problems.sort(key=Problem.sort_key)
+    return summary
+
+
+def bare_summary(
+    role: Role, path: str, root: Node | None, text: str | LineIndex, parsed: Sequence[Problem]
+) -> Summary:
+    """The summary of a document without items."""
+    if role == "cases":
+        return cases_summary(path, root, [], text)
+    return rubric_summary(path, root, [], text, parsed)
+
+
+def _empty(role: Role, root: Node | None) -> Problem:
+    subject, fields = (
+        ("cases file", "`rubric` and `cases`")
+        if role == "cases"
+        else ("rubric", "`id`, `version`, `checks` and `scoring`")
+    )
+    span = root.span if root is not None else Span.of(0, 0, 0, 0)
+    return Problem("schema", f"the {subject} is empty: write a mapping with {fields}", span)
