@@ -52,12 +52,18 @@ def slim(wheel: Path, outdir: Path) -> Path:
     reader = contents[READER].decode()
     reader = replaced(reader, TOP_IMPORT, "")
     contents[READER] = replaced(reader, FIRST_USE, DEFERRED + FIRST_USE).encode()
-    metadata = replaced(contents[f"{dist_info}/METADATA"].decode(), f"Version: {version}\n", f"Version: {version}{LABEL}\n")
+    metadata = replaced(
+        contents[f"{dist_info}/METADATA"].decode(), f"Version: {version}\n", f"Version: {version}{LABEL}\n"
+    )
     if len(DROPPED.findall(metadata)) != 2:
         raise ValueError("sacrebleu no longer requires exactly numpy and lxml: look again at what it imports")
     contents[f"{dist_info}/METADATA"] = DROPPED.sub("", metadata).encode()
     renamed = {name.replace(f"{dist_info}/", f"{labelled}/"): data for name, data in contents.items()}
-    lines = [f"{name},{record_hash(data)},{len(data)}" for name, data in renamed.items() if name != f"{labelled}/RECORD"]
+    lines = [
+        f"{name},{record_hash(data)},{len(data)}"
+        for name, data in renamed.items()
+        if name != f"{labelled}/RECORD"
+    ]
     renamed[f"{labelled}/RECORD"] = ("\n".join([*lines, f"{labelled}/RECORD,,"]) + "\n").encode()
     target = outdir / wheel.name.replace(f"-{version}-", f"-{version}{LABEL}-")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as sink:

@@ -1,6 +1,7 @@
 """YAML text to a tree of plain values that keeps the range of every key and value.
 
-The tree is composed here from the parser's event stream, so both parsers feed one composer:
+Most documents are plain block YAML, read line by line by `blockyaml`. The others are composed
+here from a parser's event stream, so both parsers feed one composer:
 libyaml (through PyYAML's C parser) on the fast path, ruamel.yaml on the reference path. A
 document libyaml rejects is handed to ruamel.yaml, so broken documents read the same on both.
 Scalars are resolved by the YAML 1.2 core schema in both, no tag constructs an object, and
@@ -10,16 +11,20 @@ the composer is iterative, so neither deep nesting nor aliases can exhaust the s
 from __future__ import annotations
 
 import gc
-import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from ai_eval_lsp.core import blockyaml
 from ai_eval_lsp.core.problems import Position, Problem, Span
 from ai_eval_lsp.core.text import split_lines
+from ai_eval_lsp.core.yamlnodes import Entry as Entry
+from ai_eval_lsp.core.yamlnodes import Node as Node
+from ai_eval_lsp.core.yamlnodes import Scalars
+from ai_eval_lsp.core.yamlnodes import resolve_plain as resolve_plain
 
 Parser = Literal["fast", "reference"]
 
@@ -35,115 +40,6 @@ MAX_ALIAS_EXPANSION = 100_000
 """How many nodes aliases may add to a document before it is treated as an alias bomb."""
 
 _CORE = "tag:yaml.org,2002:"
-_WORDS: dict[str, Any] = {
-    **dict.fromkeys(("", "~", "null", "Null", "NULL")),
-    **dict.fromkeys(("true", "True", "TRUE"), True),
-    **dict.fromkeys(("false", "False", "FALSE"), False),
-    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
-    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
-    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
-}
-_NUMBER_START = frozenset("0123456789+-.")
-_UNRESOLVED = object()
-_INT10 = re.compile(r"[-+]?[0-9]+\Z")
-_INT8 = re.compile(r"0o[0-7]+\Z")
-_INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
-
-
-def resolve_plain(text: str) -> Any:
-    """The value of an untagged plain scalar under the YAML 1.2 core schema."""
-    if text in _WORDS:
-        return _WORDS[text]
-    if text[0] not in _NUMBER_START:  # most scalars: settled without a regex
-        return text
-    if _INT10.match(text):
-        return _to_int(text, 10)
-    if _INT8.match(text):
-        return _to_int(text[2:], 8)
-    if _INT16.match(text):
-        return _to_int(text[2:], 16)
-    if _FLOAT.match(text):
-        return float(text)
-    return text
-
-
-def _to_int(digits: str, base: int) -> int | float:
-    try:
-        return int(digits, base)
-    except ValueError:  # more digits than Python converts: keep the magnitude
-        return float(digits) if base == 10 else math.inf
-
-
-class Node:
-    """A value of the document with its range; mappings and sequences keep their children.
-
-    Positions are kept as plain ints (the range is built on demand): a document has one node
-    per value, and building ranges eagerly was most of the composer's cost.
-    """
-
-    __slots__ = (
-        "column",
-        "end_column",
-        "end_index",
-        "end_line",
-        "entries",
-        "items",
-        "line",
-        "start_index",
-        "style",
-        "value",
-    )
-
-    def __init__(self, value: Any, start: Any, end: Any, style: str) -> None:
-        """`start` and `end` are parser marks: `line`, `column` and `index`, all 0-based."""
-        self.value = value
-        line, end_line = start.line, end.line
-        self.line, self.column, self.start_index = line, start.column, start.index
-        # One int for a one-line value's two lines: past 256, each is an object of its own.
-        self.end_line = line if end_line == line else end_line
-        self.end_column, self.end_index = end.column, end.index
-        self.style = style
-        self.entries: dict[str, Entry] | None = None
-        self.items: list[Node] | None = None
-
-    @property
-    def span(self) -> Span:
-        return Span.of(self.line, self.column, self.end_line, self.end_column)
-
-    def get(self, key: str) -> Entry | None:
-        return self.entries.get(key) if self.entries is not None else None
-
-    def at(self, path: Iterable[str | int]) -> Node | None:
-        """The node at a path of keys and indexes, or None where the path leaves the tree."""
-        node: Node | None = self
-        for step in path:
-            if node is None:
-                return None
-            if isinstance(step, int) and node.items is not None:
-                node = node.items[step] if 0 <= step < len(node.items) else None
-            elif isinstance(step, str) and node.entries is not None:
-                entry = node.entries.get(step)
-                node = entry.value if entry else None
-            else:
-                return None
-        return node
-
-    def head(self) -> Span:
-        """Where to report something about the whole node: its first line, for a block mapping."""
-        if self.entries:
-            first = next(iter(self.entries.values()))
-            return Span(self.span.start, first.key.span.end)
-        return self.span
-
-
-@dataclass(slots=True, eq=False)
-class Entry:
-    """A mapping's key and value (not frozen: a frozen dataclass is three times as slow to make,
-    and a document has one per key)."""
-
-    key: Node
-    value: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +79,14 @@ def parse(text: str, parser: Parser = "fast", fallback: bool = True) -> ParseRes
     """Compose the first YAML document of `text`; every problem found is returned, never raised.
 
     `fallback=False` skips re-reading a document libyaml rejects, for callers that only probe.
+    On the fast path, a document in plain block YAML is read line by line (`blockyaml`), the
+    rest from libyaml's events.
     """
+    if parser == "fast":
+        with collector_paused():
+            root = blockyaml.read(text)
+        if root is not None:
+            return ParseResult(root, [], parser)
     if any(char in text for char in _NOT_BREAKS):
         masked, unmask = _masked(text)
         return _parse(masked, parser, fallback, unmask)
@@ -404,10 +307,7 @@ class _Composer:
         self.alias_expansion = 0
         self.documents = 0
         self.anchored = False
-        # The same strings and plain values recur throughout a document (field names, kinds):
-        # one object each, not one per occurrence (a 10 MB rubric: ~25 MB less).
-        self.strings: dict[str, str] = {}
-        self.plain: dict[str, Any] = {}
+        self.scalars = Scalars()
 
     def report(self, message: str, span: Span, code: str = "yaml-syntax") -> None:
         self.problems.append(Problem(code, message, span))
@@ -455,18 +355,16 @@ class _Composer:
         frame = self.stack[-1] if self.stack else None
         value: Any
         if frame is not None and frame.key is None and frame.node.entries is not None:
-            value = self.strings.setdefault(text, text)  # a field name, whatever its scalar type
+            value = self.scalars.string(text)  # a field name, whatever its scalar type
             if tag not in (None, "!", _CORE + "str"):
                 self.unsupported_tag(event)
         elif tag is not None and tag != "!":
             value = self.tagged(tag, text, event)
         elif style or not event.implicit[0]:
-            value = self.strings.setdefault(text, text)
+            value = self.scalars.string(text)
         else:
-            value = self.plain.get(text, _UNRESOLVED)
-            if value is _UNRESOLVED:
-                value = self.plain[text] = resolve_plain(text)
-        self.attach(Node(value, event.start_mark, event.end_mark, style), 1, event.anchor)
+            value = self.scalars.plain(text)
+        self.attach(Node.between(value, event.start_mark, event.end_mark, style), 1, event.anchor)
 
     def tagged(self, tag: str, text: str, event: Any) -> Any:
         if tag == _CORE + "str":
@@ -522,7 +420,7 @@ class _Composer:
                     _span(event),
                 )
             )
-        node = Node(value, event.start_mark, event.end_mark, "")
+        node = Node.between(value, event.start_mark, event.end_mark, "")
         if event.anchor is not None:
             self.open_anchors.add(event.anchor)
         self.stack.append(_Frame(node, event.anchor))
@@ -552,7 +450,7 @@ class _Composer:
             raise _ReferenceDecides
         name = event.anchor
         span = _span(event)
-        null = Node(None, event.start_mark, event.end_mark, "")
+        null = Node.between(None, event.start_mark, event.end_mark, "")
         if name in self.open_anchors:
             self.report(
                 f"the alias `*{name}` refers to a value that contains it; recursive values are not allowed",
@@ -577,7 +475,7 @@ class _Composer:
             return
         self.alias_expansion += weight
         # The alias shares the anchored value but is reported where the alias is written.
-        shared = Node(target.value, event.start_mark, event.end_mark, target.style)
+        shared = Node.between(target.value, event.start_mark, event.end_mark, target.style)
         shared.entries, shared.items = target.entries, target.items
         self.attach(shared, weight, None)
 

@@ -1,0 +1,307 @@
+"""The tree of a document in plain block YAML, read line by line (issue 28).
+
+Most rubrics and cases files use a small part of YAML: block mappings and lists, a value on the
+line of its key or `-`, scalars on one line (plain, or quoted without escapes), and flow lists and
+mappings on one line. `read` builds such a document's tree exactly as `yamltree`'s composer builds
+it from libyaml's events (the same values, ranges, styles and shared strings; the tests compare
+them on every text they read), without a Python object per parser event and mark: a line costs a
+few string operations. For anything else (block scalars, a value over several lines, anchors,
+aliases, tags, escapes, tabs, a repeated key, a document libyaml rejects), it answers None and
+the composer reads the document, so what it reports is reported as before.
+
+Where libyaml puts a range that the line shows: a scalar from its first character to just past its
+last; a flow collection from its bracket to just past the closing one; a block mapping from its
+first key, a block list from its first `-`, each to the first token after it (where the line that
+closes it starts), or to the end of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars
+
+MAX_NESTING = 100
+"""Deeper documents go to the composer, which reports nesting past its own limit."""
+
+_LINE = re.compile(
+    r"( *)"  # the indentation
+    r"(- +|-(?=\n|\Z))?"  # a list item's `-`
+    r"(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\n]*)(?<! )(: +|:(?=\n|\Z)))?"  # a key and its `:`
+    r"([^\n]*)\n?"  # the rest: a value, a comment, or nothing
+)
+"""A line. A key holding `:`, `#` or a flow indicator, or ending in a space, is not matched as one
+(so the composer reads the document)."""
+_QUOTED = r"\"[^\"\n]*\"|'[^'\n]*(?:''[^'\n]*)*'"
+_QUOTED_SCALAR = re.compile(_QUOTED)
+_FLOW_TOKEN = re.compile(
+    r" *(?:([\[{])|([\]}])|(,)|(: )"
+    rf"|({_QUOTED})"
+    r"|((?:[^\s\-?:,\[\]{}#&*!|>'\"%@`]|-(?=[^\s,\[\]{}:#]))(?:[^,\[\]{}:#\n]*[^\s,\[\]{}:#])?))"
+)
+"""What comes next in a flow collection: an opening or closing bracket, a comma, a key's `: `, a
+quoted scalar on this line, a plain scalar (one holding `:` or `#` is the composer's to read)."""
+_OPEN, _CLOSE, _COMMA, _COLON, _QUOTED_TOKEN, _PLAIN = range(1, 7)
+_FIRST, _ITEM, _COLON_NEXT, _VALUE, _AFTER = range(5)
+"""What a flow collection expects next: its first item (or its end), an item, a key's `: `, the
+key's value, a comma or its end."""
+_NOT_READ_HERE = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+"""Characters left to the composer: what YAML does not allow (libyaml rejects it), tabs and
+`\\r` (where indentation and line breaks get subtle), NEL, U+2028, U+2029 and the byte order mark."""
+_NOT_PLAIN_FIRST = frozenset("#[{'\"?:,]}&*!|>%@`-")
+"""What a plain scalar does not start with (`-` does, unless a space or the line's end follows)."""
+
+
+def read(text: str) -> Node | None:
+    """The tree of `text`, or None when it is not plain block YAML (see the module's docstring)."""
+    if _NOT_READ_HERE.search(text):
+        return None
+    try:
+        return _Reader().read(text)
+    except _NotPlain:
+        return None
+
+
+class _NotPlain(Exception):
+    """The document uses more of YAML than this reader reads."""
+
+
+def _null_at(key: Node) -> Node:
+    """An empty value: its key stands in for it, as the composer has it."""
+    return Node(None, key.line, key.column, key.start_index, key.end_line, key.end_column, key.end_index, "")
+
+
+class _Reader:
+    """One document's reading; `line` is the number of the line being read."""
+
+    def __init__(self) -> None:
+        self.scalars = Scalars()
+        self.line = 0
+
+    def read(self, text: str) -> Node | None:
+        columns: list[int] = []  # the open blocks' columns and nodes, innermost last
+        blocks: list[Node] = []
+        pending: Node | None = None  # a key whose value is on the lines below it
+        string = self.scalars.strings.setdefault
+        for number, line in enumerate(_LINE.finditer(text)):
+            indent, dash, name, colon, rest = line.groups()
+            entry = dash is not None  # a list's item
+            if not entry and name is None and (not rest or rest[0] == "#"):
+                continue  # blank, or a comment
+            start = line.start()
+            column = len(indent)
+            self.line = number
+            if (
+                not column
+                and not entry
+                and name is None
+                and rest[:3] in ("---", "...")
+                and rest[3:4] in ("", " ")
+            ):
+                raise _NotPlain  # a document marker
+            if pending is not None and (column > columns[-1] or (entry and column == columns[-1])):
+                # Its value is the block starting here (a list may be as indented as its key).
+                block = Node({}, number, column, start + column, 0, 0, 0, "")
+                if entry:
+                    block.value, block.items = [], []
+                else:
+                    block.entries = {}
+                self.attach(blocks[-1], pending, block)
+                self.open(columns, blocks, block)
+                pending = None
+            else:
+                if pending is not None:
+                    self.attach(blocks[-1], pending, _null_at(pending))
+                    pending = None
+                if not blocks:
+                    if column:
+                        raise _NotPlain
+                    root = Node({}, number, 0, start, 0, 0, 0, "")
+                    root.entries = {}
+                    self.open(columns, blocks, root)
+                while columns[-1] > column or (
+                    # A list as indented as its key ends at the next key.
+                    not entry
+                    and columns[-1] == column
+                    and blocks[-1].items is not None
+                    and columns[-2:-1] == [column]
+                ):
+                    columns.pop()
+                    closed = blocks.pop()
+                    closed.end_line, closed.end_column, closed.end_index = number, column, start + column
+                if columns[-1] != column:
+                    raise _NotPlain  # indented as no open block is, or a value going on to this line
+            mapping = blocks[-1]
+            if mapping.items is not None:  # `- ` and a value, or the first key of a mapping
+                if not entry:
+                    raise _NotPlain
+                column += len(dash)
+                if name is None:
+                    item = self.value(text, start, column, rest)
+                    if item is None:
+                        raise _NotPlain  # an empty item
+                    mapping.items.append(item)
+                    mapping.value.append(item.value)
+                    continue
+                block = Node({}, number, column, start + column, 0, 0, 0, "")
+                block.entries = {}
+                mapping.items.append(block)
+                mapping.value.append(block.value)
+                self.open(columns, blocks, block)
+                mapping = block
+            elif entry or name is None:
+                raise _NotPlain
+            if len(name) > 1000:
+                raise _NotPlain  # libyaml's limit for a key on one line is near
+            end = column + len(name)
+            key = Node(string(name, name), number, column, start + column, number, end, start + end, "")
+            value = self.value(text, start, end + len(colon), rest)
+            if value is None:
+                pending = key
+            else:
+                self.attach(mapping, key, value)
+        if not blocks:
+            return None
+        if pending is not None:
+            self.attach(blocks[-1], pending, _null_at(pending))
+        breaks = text.count("\n")
+        end_column = len(text) - (text.rfind("\n") + 1)
+        for block in blocks:
+            block.end_line, block.end_column, block.end_index = breaks, end_column, len(text)
+        return blocks[0]
+
+    @staticmethod
+    def open(columns: list[int], blocks: list[Node], block: Node) -> None:
+        if len(blocks) >= MAX_NESTING:
+            raise _NotPlain
+        columns.append(block.column)
+        blocks.append(block)
+
+    @staticmethod
+    def attach(mapping: Node, key: Node, value: Node) -> None:
+        name = key.value
+        entries = mapping.entries
+        assert entries is not None
+        if name in entries or name == "":
+            raise _NotPlain  # a repeated or empty key: the composer reports it
+        entries[name] = Entry(key, value)
+        mapping.value[name] = value.value
+
+    def value(self, text: str, start: int, at: int, rest: str) -> Node | None:
+        """The scalar or flow collection at column `at` of the line starting at `start`, `rest`
+        being the line from there (a comment may follow the value); None for no value."""
+        if not rest:
+            return None
+        first = rest[0]
+        if first not in _NOT_PLAIN_FIRST or (first == "-" and rest[1:2].strip(" ")):
+            comment = rest.find(" #")
+            content = (rest[:comment] if comment >= 0 else rest).rstrip(" ")
+            if ": " in content or content[-1] == ":":
+                raise _NotPlain  # a mapping libyaml rejects
+            end = at + len(content)
+            return Node(
+                self.scalars.plain(content), self.line, at, start + at, self.line, end, start + end, ""
+            )
+        if first == "#":
+            return None
+        if first in "[{":
+            node = self.flow(text, start, start + at)
+        elif first in "'\"":
+            written = _QUOTED_SCALAR.match(rest)
+            if written is None:
+                raise _NotPlain  # going on to the next line
+            node = self.quoted(written.group(), start, start + at)
+        else:
+            raise _NotPlain
+        after = rest[node.end_column - at :]
+        if after.strip(" ") and not (after[0] == " " and after.lstrip(" ")[0] == "#"):
+            raise _NotPlain  # more after the value: libyaml rejects it, or reads it otherwise
+        return node
+
+    def quoted(self, written: str, start: int, index: int) -> Node:
+        """The node of a quoted scalar (`written` with its quotes) at `index` of the line starting
+        at `start`."""
+        quote, content = written[0], written[1:-1]
+        if quote == '"' and "\\" in content:
+            raise _NotPlain  # escapes
+        if quote == "'":
+            content = content.replace("''", "'")
+        column, end = index - start, index + len(written)
+        return Node(
+            self.scalars.string(content), self.line, column, index, self.line, end - start, end, quote
+        )
+
+    def flow(self, text: str, start: int, index: int) -> Node:
+        """The flow list or mapping at `index` of the line starting at `start`, closed on it."""
+        number, scalars = self.line, self.scalars
+        opened: list[Node] = []  # the collections open, innermost last
+        keys: list[Node | None] = []  # the key each waits a value for
+        expect = _FIRST
+        position = index
+        while True:
+            token = _FLOW_TOKEN.match(text, position)
+            if token is None:
+                raise _NotPlain
+            kind = token.lastindex
+            assert kind is not None
+            begin, position = token.start(kind), token.end()
+            if kind == _CLOSE:
+                node = opened.pop()
+                keys.pop()
+                if expect not in (_FIRST, _AFTER) or text[begin] != ("]" if node.items is not None else "}"):
+                    raise _NotPlain
+                node.end_line, node.end_column, node.end_index = number, position - start, position
+                if not opened:
+                    return node
+                expect = _AFTER
+                continue
+            if kind == _COMMA:
+                if expect != _AFTER:
+                    raise _NotPlain
+                expect = _ITEM
+                continue
+            if kind == _COLON:
+                if expect != _COLON_NEXT:
+                    raise _NotPlain
+                expect = _VALUE
+                continue
+            written = token.group(kind)
+            if kind == _OPEN:
+                node = Node({} if written == "{" else [], number, begin - start, begin, 0, 0, 0, "")
+                if written == "{":
+                    node.entries = {}
+                else:
+                    node.items = []
+            elif kind == _PLAIN:
+                end = begin + len(written)
+                node = Node(
+                    scalars.plain(written), number, begin - start, begin, number, end - start, end, ""
+                )
+            else:
+                node = self.quoted(written, start, begin)
+            if opened:
+                parent = opened[-1]
+                if parent.items is not None and expect in (_FIRST, _ITEM):
+                    parent.items.append(node)
+                    parent.value.append(node.value)
+                    expect = _AFTER
+                elif parent.entries is not None and expect in (_FIRST, _ITEM) and kind != _OPEN:
+                    if kind == _PLAIN:  # a key is a string, whatever its scalar type
+                        node.value = scalars.string(written)
+                    keys[-1] = node
+                    expect = _COLON_NEXT
+                elif parent.entries is not None and expect == _VALUE:
+                    key = keys[-1]
+                    assert key is not None
+                    self.attach(parent, key, node)
+                    expect = _AFTER
+                else:
+                    raise _NotPlain
+            if kind == _OPEN:
+                if len(opened) >= MAX_NESTING:
+                    raise _NotPlain
+                opened.append(node)
+                keys.append(None)
+                expect = _FIRST
