@@ -75,7 +75,7 @@ def test_the_documents_authors_write_take_the_quick_path() -> None:
     texts = [
         realistic(2),
         rubric(20),
-        *(path.read_text() for path in sorted((ROOT / "examples").rglob("rubrics/*.yaml"))),
+        *(path.read_text() for path in sorted((ROOT / "examples").rglob("*.yaml"))),
     ]
     assert all(assert_read_alike(text) for text in texts)
     assert parse(realistic(2)).parser == "fast"
@@ -84,10 +84,16 @@ def test_the_documents_authors_write_take_the_quick_path() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "a: |\n  block\n",  # a block scalar
+        "a: |+\n  kept\n\n",  # a block scalar keeping its final line breaks
+        "a: |2\n   indented\n",  # an indentation indicator
+        "a: >\n  b\n    c\n",  # a more indented line in a folded scalar
+        "a: |\n\n  b\n",  # a blank line before a block scalar's text
+        "a: >\n  b\n   \n",  # spaces past its indentation in a folded scalar
+        "a: |\nb: c\n",  # an empty block scalar
         "a: b\n  c\n",  # a plain value going on to the next line
         "a: 'b\n  c'\n",  # a quoted one
-        'a: "b\\tc"\n',  # an escape
+        'a: "\\d+"\n',  # an escape libyaml rejects
+        'a: "\\ud800"\n',  # a surrogate
         "a: &x 1\nb: *x\n",  # an anchor and an alias
         "a: !!str 1\n",  # a tag
         "a: 1\na: 2\n",  # a repeated key
@@ -121,8 +127,17 @@ def scalars(alphabet: str) -> st.SearchStrategy[str]:
     if alphabet != TRICKY:  # an empty flow value is the composer's to read
         plain = plain.filter(str.strip)
     words = st.sampled_from(["true", "null", "~", "0.5", "-3", "1e3", "0x1F", "0o7", ".inf", "yes", "-x"])
+    escapes = st.sampled_from(
+        ["\\n", "\\t", '\\"', "\\\\", "\\/", "\\x41", "\\u00e9", "\\U0001F600", "\\ ", "\\N", "\\_"]
+    )
+    if alphabet == TRICKY:
+        escapes |= st.sampled_from(["\\d", "\\'", "\\x4", "\\uD800", "\\U00110000", "\\"])
+    double = st.lists(
+        st.one_of(st.text(alphabet=alphabet.replace('"', "").replace("\\", ""), max_size=3), escapes),
+        max_size=3,
+    )
     quoted = st.one_of(
-        st.text(alphabet=alphabet.replace('"', "").replace("\\", ""), max_size=6).map(lambda s: f'"{s}"'),
+        double.map(lambda parts: '"' + "".join(parts) + '"'),
         st.text(alphabet=alphabet + "'", max_size=6).map(lambda s: "'" + s.replace("'", "''") + "'"),
     )
     return st.one_of(plain, words, quoted)
@@ -153,15 +168,31 @@ def documents(draw: st.DrawFn, alphabet: str) -> str:
     if alphabet != TRICKY:  # a key ending in a space is the composer's to read
         keys = keys.map(str.strip).filter(bool)
     comment = st.sampled_from(["", "", " # note", "  #: x", *(["#x"] if alphabet == TRICKY else [])])
+    # Spaces past a folded scalar's indentation are the composer's to read.
+    blank_lines = st.sampled_from(["", "# c", "  # c", *(["   "] if alphabet == TRICKY else [])])
+    block_headers = st.sampled_from(
+        ["|", ">", "|-", ">-", "| # c", *(["|+", ">2", "|x"] if alphabet == TRICKY else [])]
+    )
 
     def block(indent: int, depth: int, as_list: bool) -> None:
         for _ in range(draw(st.integers(1, 3))):
             if draw(st.integers(0, 6)) == 0:
-                lines.append(draw(st.sampled_from(["", "   ", "# c", "  # c"])))
+                lines.append(draw(blank_lines))
             head = " " * indent + ("- " if as_list else "")
             key = "" if as_list and draw(st.booleans()) else draw(keys) + ":"
-            kind = draw(st.integers(0, 4 if depth < 3 else 2))
-            if kind == 0:
+            kind = draw(st.integers(0, 5 if depth < 3 else 2))
+            if kind == 5:
+                lines.append(head + key + " " + draw(block_headers))
+                texts = draw(st.lists(st.text(alphabet=alphabet, max_size=8), max_size=4))
+                if alphabet == TRICKY:  # indented anyhow, blank lines with spaces, nothing at all
+                    inner = len(head) + draw(st.sampled_from([2, 2, 1, 4, 0]))
+                    for text in texts:
+                        lines.append(" " * (inner + draw(st.sampled_from([0, 0, 0, 1, 2, -1]))) + text)
+                else:  # its text indented as its first line's, blank lines empty
+                    for number, text in enumerate(texts or ["x"]):
+                        text = text.strip() or ("x" if number == 0 else "")
+                        lines.append(" " * (len(head) + 2) + text if text else "")
+            elif kind == 0:
                 lines.append(head + key + " " + draw(scalars(alphabet)) + draw(comment))
             elif kind == 1:
                 lines.append(head + key + " " + draw(flows(alphabet)) + draw(comment))
@@ -186,6 +217,10 @@ def documents(draw: st.DrawFn, alphabet: str) -> str:
 @example("a: b\nc:\n  - d\n  - e: f\n    g: [h, 'i''j', {k: 1}]\nl:\n")
 @example("a:\n  b:\n    c: 1\n  # note\nd: 2  # e")
 @example("a:\n- b\n- c: [d]\n  e:\n  - f\ng: h\n")  # lists as indented as their keys
+@example("a: |\n  b\n\n   c\n  # d\n\n# e\nf: >-\n  g\n  h\n\n  i\n- j")  # block scalars
+@example("a:\n  - |\n    b\n  - >\n    c\n")
+@example("0: |\n  x\n   \n9:\n")  # spaces past the indentation are text
+@example('a: "b\\"c\\\\d\\x41\\u00e9\\n"\n')  # escapes
 def test_generated_documents_read_alike(text: str) -> None:
     assert_read_alike(text)
 

@@ -1,22 +1,25 @@
 """The tree of a document in plain block YAML, read line by line (issue 28).
 
 Most rubrics and cases files use a small part of YAML: block mappings and lists, a value on the
-line of its key or `-`, scalars on one line (plain, or quoted without escapes), and flow lists and
-mappings on one line. `read` builds such a document's tree exactly as `yamltree`'s composer builds
-it from libyaml's events (the same values, ranges, styles and shared strings; the tests compare
-them on every text they read), without a Python object per parser event and mark: a line costs a
-few string operations. For anything else (block scalars, a value over several lines, anchors,
-aliases, tags, escapes, tabs, a repeated key, a document libyaml rejects), it answers None and
-the composer reads the document, so what it reports is reported as before.
+line of its key or `-`, scalars on one line (plain, or quoted), flow lists and mappings on one
+line, and literal or folded block scalars. `read` builds such a document's tree exactly as
+`yamltree`'s composer builds it from libyaml's events (the same values, ranges and styles;
+`tests/core/test_block_reader.py` compares them), without a Python object per parser event and
+mark: a line costs a few string operations, a block scalar's lines a few regular expressions. For
+anything else (a plain or quoted value over several lines, anchors, aliases, tags, `?` keys, a
+block scalar's indentation indicator or `+`, tabs, `\r`, a repeated or empty key, a document
+libyaml rejects), it answers None and the composer reads the document, reporting what it reports.
 
 Where libyaml puts a range that the line shows: a scalar from its first character to just past its
 last; a flow collection from its bracket to just past the closing one; a block mapping from its
 first key, a block list from its first `-`, each to the first token after it (where the line that
-closes it starts), or to the end of the text.
+closes it starts), or to the end of the text; a block scalar from its `|` or `>` to the start of
+the line after it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars
@@ -27,12 +30,12 @@ MAX_NESTING = 100
 _LINE = re.compile(
     r"( *)"  # the indentation
     r"(- +|-(?=\n|\Z))?"  # a list item's `-`
-    r"(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\n]*)(?<! )(: +|:(?=\n|\Z)))?"  # a key and its `:`
+    r"(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\n]*+)(?<! )(: +|:(?=\n|\Z)))?"  # a key and its `:`
     r"([^\n]*)\n?"  # the rest: a value, a comment, or nothing
 )
 """A line. A key holding `:`, `#` or a flow indicator, or ending in a space, is not matched as one
 (so the composer reads the document)."""
-_QUOTED = r"\"[^\"\n]*\"|'[^'\n]*(?:''[^'\n]*)*'"
+_QUOTED = r"\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"|'[^'\n]*(?:''[^'\n]*)*'"
 _QUOTED_SCALAR = re.compile(_QUOTED)
 _FLOW_TOKEN = re.compile(
     r" *(?:([\[{])|([\]}])|(,)|(: )"
@@ -50,6 +53,50 @@ _NOT_READ_HERE = re.compile(
 )
 """Characters left to the composer: what YAML does not allow (libyaml rejects it), tabs and
 `\\r` (where indentation and line breaks get subtle), NEL, U+2028, U+2029 and the byte order mark."""
+_BLOCK_HEADER = re.compile(r"([|>])(-?)(?: *| +#[^\n]*)\Z")
+"""A block scalar's header: its style, whether its final line break is stripped, a comment."""
+_FOLDED_BREAKS = re.compile(r"\n+")
+
+
+@functools.cache
+def _block_patterns(indent: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """For a block scalar indented `indent` spaces: its lines (those indented as much or more,
+    and blank ones), the indentation to take off each, a line indented more (each after a line
+    break)."""
+    return (
+        re.compile(rf"(?: {{{indent}}}[^\n]*\n| *\n)*(?: {{{indent}}}[^\n]*\Z| *\Z)?"),
+        re.compile(rf"\n {{1,{indent}}}"),
+        re.compile(rf"\n {{{indent + 1}}}"),
+    )
+
+
+def _folded(breaks: re.Match[str]) -> str:
+    """Folding: a line break between two lines of text is a space; `n` more are `n` breaks."""
+    count = len(breaks.group())
+    return " " if count == 1 else "\n" * (count - 1)
+
+
+_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))")
+_ESCAPED = {
+    **{char: char for char in ' "/\\'},
+    **dict(zip("0abtnvfreN_LP", "\0\a\b\t\n\v\f\r\x1b\x85\xa0\u2028\u2029", strict=True)),
+}
+
+
+def _unescaped(escape: re.Match[str]) -> str:
+    """The character a double-quoted scalar's escape stands for (YAML 1.1's, as libyaml reads)."""
+    digits = escape.group(1) or escape.group(2) or escape.group(3)
+    if digits is not None:
+        code = int(digits, 16)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise _NotPlain  # libyaml rejects it
+        return chr(code)
+    char = _ESCAPED.get(escape.group(4))
+    if char is None:
+        raise _NotPlain  # libyaml rejects it
+    return char
+
+
 _NOT_PLAIN_FIRST = frozenset("#[{'\"?:,]}&*!|>%@`-")
 """What a plain scalar does not start with (`-` does, unless a space or the line's end follows)."""
 
@@ -79,18 +126,32 @@ class _Reader:
     def __init__(self) -> None:
         self.scalars = Scalars()
         self.line = 0
+        self.resume = 0
+        """Where the lines after a block scalar start, and their number (0: none to skip)."""
+        self.resume_line = 0
 
     def read(self, text: str) -> Node | None:
         columns: list[int] = []  # the open blocks' columns and nodes, innermost last
         blocks: list[Node] = []
         pending: Node | None = None  # a key whose value is on the lines below it
         string = self.scalars.strings.setdefault
-        for number, line in enumerate(_LINE.finditer(text)):
+        line_at = _LINE.match
+        position, number, length = 0, -1, len(text)
+        while True:
+            if self.resume:  # a block scalar took the lines up to here
+                position, number, self.resume = self.resume, self.resume_line - 1, 0
+            if position > length:
+                break
+            line = line_at(text, position)
+            assert line is not None
+            start, position = line.span()
+            if position == start:
+                position += 1  # the text's last line, empty
+            number += 1
             indent, dash, name, colon, rest = line.groups()
             entry = dash is not None  # a list's item
             if not entry and name is None and (not rest or rest[0] == "#"):
                 continue  # blank, or a comment
-            start = line.start()
             column = len(indent)
             self.line = number
             if (
@@ -139,7 +200,7 @@ class _Reader:
                     raise _NotPlain
                 column += len(dash)
                 if name is None:
-                    item = self.value(text, start, column, rest)
+                    item = self.value(text, start, column, rest, columns[-1])
                     if item is None:
                         raise _NotPlain  # an empty item
                     mapping.items.append(item)
@@ -157,7 +218,7 @@ class _Reader:
                 raise _NotPlain  # libyaml's limit for a key on one line is near
             end = column + len(name)
             key = Node(string(name, name), number, column, start + column, number, end, start + end, "")
-            value = self.value(text, start, end + len(colon), rest)
+            value = self.value(text, start, end + len(colon), rest, columns[-1])
             if value is None:
                 pending = key
             else:
@@ -189,9 +250,10 @@ class _Reader:
         entries[name] = Entry(key, value)
         mapping.value[name] = value.value
 
-    def value(self, text: str, start: int, at: int, rest: str) -> Node | None:
+    def value(self, text: str, start: int, at: int, rest: str, parent: int) -> Node | None:
         """The scalar or flow collection at column `at` of the line starting at `start`, `rest`
-        being the line from there (a comment may follow the value); None for no value."""
+        being the line from there (a comment may follow the value), in a block at column
+        `parent`; None for no value."""
         if not rest:
             return None
         first = rest[0]
@@ -206,6 +268,8 @@ class _Reader:
             )
         if first == "#":
             return None
+        if first in "|>":
+            return self.block_scalar(text, start, at, rest, parent)
         if first in "[{":
             node = self.flow(text, start, start + at)
         elif first in "'\"":
@@ -220,12 +284,48 @@ class _Reader:
             raise _NotPlain  # more after the value: libyaml rejects it, or reads it otherwise
         return node
 
+    def block_scalar(self, text: str, start: int, at: int, header: str, parent: int) -> Node:
+        """A literal (`|`) or folded (`>`) scalar, its header at column `at`: the lines below as
+        indented as the first (more than `parent`), or more, and blank lines among and after them.
+        The lines after it are read from `resume`."""
+        written = _BLOCK_HEADER.match(header)
+        first = text.find("\n", start + at) + 1
+        if written is None or not first:
+            raise _NotPlain  # keep (`+`), an indentation indicator, or no line below
+        style, strip = written.group(1), bool(written.group(2))
+        line_end = text.find("\n", first)
+        line = text[first:] if line_end < 0 else text[first:line_end]
+        indent = len(line) - len(line.lstrip(" "))
+        if indent <= parent or indent == len(line):
+            raise _NotPlain  # empty, or blank lines before its text
+        body_pattern, margin, deeper = _block_patterns(indent)
+        body = body_pattern.match(text, first)
+        assert body is not None
+        lines = body.group()
+        number = self.line + 1 + lines.count("\n")  # of the line after it, or its last line
+        if body.end() < len(text):  # libyaml ends it at the start of the line after it
+            end = (number, 0, body.end())
+        else:  # at the start of the text's last line, or at the end of its last line of text
+            last = lines[lines.rfind("\n") + 1 :]
+            last_start = len(text) - len(last)
+            end = (number, len(last), len(text)) if last.strip(" ") else (number, 0, last_start)
+        if style == ">" and deeper.search("\n" + lines):
+            raise _NotPlain  # a more indented line of a folded scalar
+        unindented = margin.sub("\n", "\n" + lines)[1:]
+        content = unindented.rstrip("\n")
+        if style == ">":
+            content = _FOLDED_BREAKS.sub(_folded, content)
+        if not strip and len(content) < len(unindented):
+            content += "\n"  # its last line of text ends with a line break: clipped, not stripped
+        self.resume, self.resume_line = body.end() if body.end() < len(text) else len(text) + 1, number
+        return Node(self.scalars.string(content), self.line, at, start + at, *end, style)
+
     def quoted(self, written: str, start: int, index: int) -> Node:
         """The node of a quoted scalar (`written` with its quotes) at `index` of the line starting
         at `start`."""
         quote, content = written[0], written[1:-1]
         if quote == '"' and "\\" in content:
-            raise _NotPlain  # escapes
+            content = _ESCAPE.sub(_unescaped, content)
         if quote == "'":
             content = content.replace("''", "'")
         column, end = index - start, index + len(written)
