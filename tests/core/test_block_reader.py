@@ -90,7 +90,8 @@ def test_the_documents_authors_write_take_the_quick_path() -> None:
         "a: |\n\n  b\n",  # a blank line before a block scalar's text
         "a: >\n  b\n   \n",  # spaces past its indentation in a folded scalar
         "a: |\nb: c\n",  # an empty block scalar
-        "a: b\n  c\n",  # a plain value going on to the next line
+        "a: b\n  # c\n  d\n",  # a plain value going on after a comment
+        "a: b\n  c: d\n",  # a mapping libyaml rejects
         "a: 'b\n  c'\n",  # a quoted one
         'a: "\\d+"\n',  # an escape libyaml rejects
         'a: "\\ud800"\n',  # a surrogate
@@ -194,6 +195,14 @@ def documents(draw: st.DrawFn, alphabet: str) -> str:
                         lines.append(" " * (len(head) + 2) + text if text else "")
             elif kind == 0:
                 lines.append(head + key + " " + draw(scalars(alphabet)) + draw(comment))
+                for _ in range(draw(st.integers(0, 2) if draw(st.booleans()) else st.just(0))):
+                    # The value going on to the next lines, after blank lines or not.
+                    lines.extend([""] * draw(st.integers(0, 2) if alphabet == TRICKY else st.just(0)))
+                    text = draw(st.text(alphabet=alphabet, min_size=1, max_size=8))
+                    if alphabet == TRICKY:
+                        lines.append(" " * (len(head) + draw(st.sampled_from([2, 1, 0, -1]))) + text)
+                    else:
+                        lines.append(" " * (len(head) + 2) + (text.strip() or "x"))
             elif kind == 1:
                 lines.append(head + key + " " + draw(flows(alphabet)) + draw(comment))
             elif kind == 2 and key:
@@ -220,6 +229,7 @@ def documents(draw: st.DrawFn, alphabet: str) -> str:
 @example("a: |\n  b\n\n   c\n  # d\n\n# e\nf: >-\n  g\n  h\n\n  i\n- j")  # block scalars
 @example("a:\n  - |\n    b\n  - >\n    c\n")
 @example("0: |\n  x\n   \n9:\n")  # spaces past the indentation are text
+@example("a: b\n  c\n\n   d - e [f]\ng:\n  - h\n    i\n  - j: k\n     l\n")  # plain values going on
 @example('a: "b\\"c\\\\d\\x41\\u00e9\\n"\n')  # escapes
 def test_generated_documents_read_alike(text: str) -> None:
     assert_read_alike(text)

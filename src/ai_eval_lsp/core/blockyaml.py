@@ -1,12 +1,12 @@
 """The tree of a document in plain block YAML, read line by line (issue 28).
 
 Most rubrics and cases files use a small part of YAML: block mappings and lists, a value on the
-line of its key or `-`, scalars on one line (plain, or quoted), flow lists and mappings on one
-line, and literal or folded block scalars. `read` builds such a document's tree exactly as
+line of its key or `-` (a plain one may go on to the lines below), quoted scalars and flow lists
+and mappings on one line, and literal or folded block scalars. `read` builds such a document's tree exactly as
 `yamltree`'s composer builds it from libyaml's events (the same values, ranges and styles;
 `tests/core/test_block_reader.py` compares them), without a Python object per parser event and
 mark: a line costs a few string operations, a block scalar's lines a few regular expressions. For
-anything else (a plain or quoted value over several lines, anchors, aliases, tags, `?` keys, a
+anything else (a quoted value or a flow collection over several lines, anchors, aliases, tags, `?` keys, a
 block scalar's indentation indicator or `+`, tabs, `\r`, a repeated or empty key, a document
 libyaml rejects), it answers None and the composer reads the document, reporting what it reports.
 
@@ -129,6 +129,8 @@ class _Reader:
         self.resume = 0
         """Where the lines after a block scalar start, and their number (0: none to skip)."""
         self.resume_line = 0
+        self.going_on: Node | None = None
+        """The plain scalar the next line may go on with (nothing followed it on its last line)."""
 
     def read(self, text: str) -> Node | None:
         columns: list[int] = []  # the open blocks' columns and nodes, innermost last
@@ -151,9 +153,16 @@ class _Reader:
             indent, dash, name, colon, rest = line.groups()
             entry = dash is not None  # a list's item
             if not entry and name is None and (not rest or rest[0] == "#"):
+                if rest:  # a comment ends a plain scalar
+                    self.going_on = None
                 continue  # blank, or a comment
             column = len(indent)
             self.line = number
+            if self.going_on is not None:
+                if column > columns[-1]:
+                    self.go_on(text, start, position, blocks[-1])
+                    continue
+                self.going_on = None
             if (
                 not column
                 and not entry
@@ -263,9 +272,12 @@ class _Reader:
             if ": " in content or content[-1] == ":":
                 raise _NotPlain  # a mapping libyaml rejects
             end = at + len(content)
-            return Node(
+            node = Node(
                 self.scalars.plain(content), self.line, at, start + at, self.line, end, start + end, ""
             )
+            if comment < 0:
+                self.going_on = node
+            return node
         if first == "#":
             return None
         if first in "|>":
@@ -283,6 +295,24 @@ class _Reader:
         if after.strip(" ") and not (after[0] == " " and after.lstrip(" ")[0] == "#"):
             raise _NotPlain  # more after the value: libyaml rejects it, or reads it otherwise
         return node
+
+    def go_on(self, text: str, start: int, end: int, holder: Node) -> None:
+        """`going_on` goes on with the line from `start` to `end` (the last value `holder` took)."""
+        node = self.going_on
+        assert node is not None
+        line = text[start:end].rstrip("\n")
+        content = line.strip(" ")
+        if " #" in content or ": " in content or content[-1] == ":":
+            raise _NotPlain  # a comment, or a mapping libyaml rejects
+        end_column = len(line.rstrip(" "))
+        node.end_line, node.end_column, node.end_index = self.line, end_column, start + end_column
+        # Folded as libyaml folds it: a line break is a space, `n` blank lines are `n` breaks.
+        lines = [part.strip(" ") for part in text[node.start_index : node.end_index].split("\n")]
+        node.value = self.scalars.plain(_FOLDED_BREAKS.sub(_folded, "\n".join(lines)))
+        if holder.items is not None:
+            holder.value[-1] = node.value
+        else:
+            holder.value[next(reversed(holder.value))] = node.value
 
     def block_scalar(self, text: str, start: int, at: int, header: str, parent: int) -> Node:
         """A literal (`|`) or folded (`>`) scalar, its header at column `at`: the lines below as
