@@ -2,13 +2,14 @@
 
 Most rubrics and cases files use a small part of YAML: block mappings and lists, a value on the
 line of its key or `-` (a plain one may go on to the lines below), quoted scalars and flow lists
-and mappings on one line, and literal or folded block scalars. `read` builds such a document's tree exactly as
-`yamltree`'s composer builds it from libyaml's events (the same values, ranges and styles;
-`tests/core/test_block_reader.py` compares them), without a Python object per parser event and
-mark: a line costs a few string operations, a block scalar's lines a few regular expressions. For
-anything else (a quoted value or a flow collection over several lines, anchors, aliases, tags, `?` keys, a
-block scalar's indentation indicator or `+`, tabs, `\r`, a repeated or empty key, a document
-libyaml rejects), it answers None and the composer reads the document, reporting what it reports.
+and mappings on one line, and literal or folded block scalars. `read` builds such a document's
+tree exactly as `yamltree`'s composer builds it from libyaml's events (the same values, ranges
+and styles; `tests/core/test_block_reader.py` compares them), without a Python object per parser
+event and mark: a line costs a few string operations, a block scalar's lines a few regular
+expressions. For anything else (a quoted value or a flow collection over several lines, anchors,
+aliases, tags, `?` keys, a block scalar's indentation indicator or `+`, tabs, `\r`, a repeated
+or empty key, a document libyaml rejects), it answers None and the composer reads the document,
+reporting what it reports.
 
 Where libyaml puts a range that the line shows: a scalar from its first character to just past its
 last; a flow collection from its bracket to just past the closing one; a block mapping from its
