@@ -229,6 +229,9 @@ def documents(draw: st.DrawFn, alphabet: str) -> str:
 @example("a: |\n  b\n\n   c\n  # d\n\n# e\nf: >-\n  g\n  h\n\n  i\n- j")  # block scalars
 @example("a:\n  - |\n    b\n  - >\n    c\n")
 @example("0: |\n  x\n   \n9:\n")  # spaces past the indentation are text
+@example("a: |\n  x\n   ")  # a last line of spaces past the indentation, then the end of the text
+@example("a: >\n  x\n\n  y")  # a folded blank line, and no final line break
+@example("a: {" + "x" * 1025 + ": b}\n")  # a flow key longer than libyaml takes
 @example("a: b\n  c\n\n   d - e [f]\ng:\n  - h\n    i\n  - j: k\n     l\n")  # plain values going on
 @example('a: "b\\"c\\\\d\\x41\\u00e9\\n"\n')  # escapes
 def test_generated_documents_read_alike(text: str) -> None:

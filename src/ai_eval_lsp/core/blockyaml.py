@@ -15,7 +15,8 @@ Where libyaml puts a range that the line shows: a scalar from its first characte
 last; a flow collection from its bracket to just past the closing one; a block mapping from its
 first key, a block list from its first `-`, each to the first token after it (where the line that
 closes it starts), or to the end of the text; a block scalar from its `|` or `>` to the start of
-the line after it.
+the line after it (at the end of the text: to the start of the last line, or to its end if that
+line is text).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import re
 from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars
 
 MAX_NESTING = 100
-"""Deeper documents go to the composer, which reports nesting past its own limit."""
+"""Deeper blocks, or flow collections, go to the composer, which reports nesting past its own
+limit (`yamltree.MAX_DEPTH`, 200: both together stay within it)."""
 
 _LINE = re.compile(
     r"( *)"  # the indentation
@@ -336,18 +338,19 @@ class _Reader:
         number = self.line + 1 + lines.count("\n")  # of the line after it, or its last line
         if body.end() < len(text):  # libyaml ends it at the start of the line after it
             end = (number, 0, body.end())
-        else:  # at the start of the text's last line, or at the end of its last line of text
+        else:  # at the start of the text's last line, or at its end if that line is text
             last = lines[lines.rfind("\n") + 1 :]
             last_start = len(text) - len(last)
-            end = (number, len(last), len(text)) if last.strip(" ") else (number, 0, last_start)
+            end = (number, len(last), len(text)) if len(last) > indent else (number, 0, last_start)
         if style == ">" and deeper.search("\n" + lines):
             raise _NotPlain  # a more indented line of a folded scalar
         unindented = margin.sub("\n", "\n" + lines)[1:]
         content = unindented.rstrip("\n")
+        broken = len(content) < len(unindented)  # a line break follows its last line of text
         if style == ">":
             content = _FOLDED_BREAKS.sub(_folded, content)
-        if not strip and len(content) < len(unindented):
-            content += "\n"  # its last line of text ends with a line break: clipped, not stripped
+        if broken and not strip:
+            content += "\n"  # clipped
         self.resume, self.resume_line = body.end() if body.end() < len(text) else len(text) + 1, number
         return Node(self.scalars.string(content), self.line, at, start + at, *end, style)
 
@@ -394,8 +397,9 @@ class _Reader:
                 expect = _ITEM
                 continue
             if kind == _COLON:
-                if expect != _COLON_NEXT:
-                    raise _NotPlain
+                key = keys[-1]
+                if expect != _COLON_NEXT or key is None or begin - key.start_index > 1000:
+                    raise _NotPlain  # past 1,024 characters from its key, libyaml rejects it
                 expect = _VALUE
                 continue
             written = token.group(kind)
