@@ -158,9 +158,10 @@ def collector_paused() -> Iterator[None]:
 
 
 def read_fast(text: str, defer_odd_keys: bool) -> ParseResult | Exception | None:
-    """`text` composed from libyaml's events alone, as `parse` composes a document it reads on the
-    fast path: the error libyaml raised when it rejects it, None when the fast path alone cannot
-    decide (a key the reference parser decides, too deep a nesting, U+2028 and the like)."""
+    """`text` composed from libyaml's events alone (the tree `parse` gives on the fast path, whether
+    `blockyaml` or the composer read it there): the error libyaml raised when it rejects it, None
+    when the fast path alone cannot decide (a key the reference parser decides, too deep a
+    nesting, U+2028 and the like)."""
     if any(char in text for char in _NOT_BREAKS):
         return None
     composer = _Composer(text, defer_odd_keys=defer_odd_keys)
