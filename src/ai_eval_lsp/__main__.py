@@ -1,5 +1,5 @@
 import sys
 
-from ai_eval_lsp.cli import main
+from ai_eval_lsp.cli import console
 
-sys.exit(main())
+sys.exit(console())

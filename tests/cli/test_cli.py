@@ -373,6 +373,26 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path
     assert (status, errors) == (141, b"")
 
 
+def test_the_command_s_process_writes_all_of_its_output_before_it_ends(tmp_path: Path) -> None:
+    # The process ends without freeing its analyses (`common.finished`): what it buffered for a
+    # pipe is still written, and its status is the command's.
+    kinds = "".join("  - {kind: regexp}\n" for _ in range(3000))  # ~1 MB of problems
+    path = tmp_path / "many.rubric.yaml"
+    path.write_text(f'id: many\nversion: "1.0"\nchecks:\n{kinds}scoring: {{combine: all_pass}}\n')
+
+    def check(output: str) -> str:
+        command = [sys.executable, "-m", "ai_eval_lsp", "check", "--format", output, str(path)]
+        done = subprocess.run(
+            command, capture_output=True, env=without_test_plugins(), timeout=120, check=False
+        )
+        assert (done.returncode, done.stderr) == (1, b"")
+        return done.stdout.decode()
+
+    lines = check("text").splitlines()
+    assert len(lines) == 3001 and lines[-1] == "3000 errors, 0 warnings, 0 info in 1 file"
+    assert len(json.loads(check("sarif"))["runs"][0]["results"]) == 3000
+
+
 def test_a_settings_file_that_cannot_be_read_stops_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -81,6 +81,16 @@ def test_the_documents_authors_write_take_the_quick_path() -> None:
     assert parse(realistic(2)).parser == "fast"
 
 
+def test_a_flow_collection_written_again_is_read_alike_where_it_recurs() -> None:
+    flow = '{tags: [cx, "q"], n: {m: [1, {}]}}'
+    text = f"a: {flow}\nb:\n  c: {flow}  # again\n  d:\n    - {flow}\n    - [x, {flow}]\ne: {flow}\n"
+    assert assert_read_alike(text)
+    read = blockyaml.read(text)
+    assert read is not None
+    first, last = read.value["a"], read.value["e"]
+    assert first == last and first is not last and first["tags"] is not last["tags"]
+
+
 @pytest.mark.parametrize(
     "text",
     [

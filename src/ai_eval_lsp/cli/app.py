@@ -20,9 +20,17 @@ EXAMPLES = {module.NAME: module.EXAMPLES for module in SUBCOMMANDS}
 """Each command's `--help` ends with these (after `ai-eval-lsp `)."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def console() -> int:
+    """The `ai-eval-lsp` command itself."""
+    return main(exit_hard=True)
+
+
+def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
+    """Run a command line. With `exit_hard`, a command that made a large analysis may end the
+    process once its output is out (`common.finished`)."""
     arguments = parser()
     args = arguments.parse_args(argv)
+    args.exit_hard = exit_hard
     if args.command is None:
         arguments.print_help(sys.stderr)
         return EXIT_USAGE

@@ -12,6 +12,7 @@ from ai_eval_lsp.cli.common import (
     EXIT_USAGE,
     Commands,
     Projects,
+    finished,
     root_option,
     warn_of_problems,
     with_examples,
@@ -90,4 +91,6 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     output = render(found, args.format, checked)
     if output:
         print(output)
-    return EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+    return finished(
+        args, EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+    )

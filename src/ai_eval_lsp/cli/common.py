@@ -4,6 +4,7 @@ and the results database a command reads."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -97,6 +98,17 @@ def database_option() -> argparse.ArgumentParser:
         help="the results database (default: the project's resultsDatabase, .ai_eval/results.sqlite)",
     )
     return options
+
+
+def finished(args: argparse.Namespace, code: int) -> int:
+    """`code`, once a command is done. For the command itself (`args.exit_hard`), the process ends
+    here, its output flushed, without freeing what the command made: a 10 MB rubric's analysis is
+    1.5 million objects, which took 0.3 s to free (mypy ends the same way, `util.hard_exit`)."""
+    if args.exit_hard:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def with_examples(parser: argparse.ArgumentParser, examples: list[str]) -> argparse.ArgumentParser:

@@ -123,6 +123,32 @@ def _null_at(key: Node) -> Node:
     return Node(None, key.line, key.column, key.start_index, key.end_line, key.end_column, key.end_index, "")
 
 
+def _copied(node: Node, line: int, columns: int, offset: int) -> Node:
+    """A one-line node's copy on `line`, `columns` to the right and `offset` code points on."""
+    copy = Node(
+        node.value,
+        line,
+        node.column + columns,
+        node.start_index + offset,
+        line,
+        node.end_column + columns,
+        node.end_index + offset,
+        node.style,
+    )
+    if node.items is not None:
+        copy.items = [_copied(item, line, columns, offset) for item in node.items]
+        copy.value = [item.value for item in copy.items]
+    elif node.entries is not None:
+        copy.entries = {
+            name: Entry(
+                _copied(entry.key, line, columns, offset), _copied(entry.value, line, columns, offset)
+            )
+            for name, entry in node.entries.items()
+        }
+        copy.value = {name: entry.value.value for name, entry in copy.entries.items()}
+    return copy
+
+
 class _Reader:
     """One document's reading; `line` is the number of the line being read."""
 
@@ -134,6 +160,9 @@ class _Reader:
         self.resume_line = 0
         self.going_on: Node | None = None
         """The plain scalar the next line may go on with (nothing followed it on its last line)."""
+        self.flows: dict[str, Node] = {}
+        """Flow collections read, by the line from their bracket on: the same ones recur (tag
+        lists, metadata maps), and copying one's nodes costs a third of reading it again."""
 
     def read(self, text: str) -> Node | None:
         columns: list[int] = []  # the open blocks' columns and nodes, innermost last
@@ -286,7 +315,11 @@ class _Reader:
         if first in "|>":
             return self.block_scalar(text, start, at, rest, parent)
         if first in "[{":
-            node = self.flow(text, start, start + at)
+            read = self.flows.get(rest)
+            if read is None:
+                node = self.flows[rest] = self.flow(text, start, start + at)
+            else:
+                node = _copied(read, self.line, at - read.column, start + at - read.start_index)
         elif first in "'\"":
             written = _QUOTED_SCALAR.match(rest)
             if written is None:
