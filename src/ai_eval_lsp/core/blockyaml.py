@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars
 
@@ -160,6 +161,9 @@ class _Reader:
         self.resume_line = 0
         self.going_on: Node | None = None
         """The plain scalar the next line may go on with (nothing followed it on its last line)."""
+        self.plains: dict[str, tuple[Any, int, bool]] = {}
+        """Plain values read, by the line from their first character on: their value, length,
+        and whether nothing follows them there (the next line may go on with them)."""
         self.flows: dict[str, Node] = {}
         """Flow collections read, by the line from their bracket on: the same ones recur (tag
         lists, metadata maps), and copying one's nodes costs a third of reading it again."""
@@ -295,21 +299,25 @@ class _Reader:
         """The scalar or flow collection at column `at` of the line starting at `start`, `rest`
         being the line from there (a comment may follow the value), in a block at column
         `parent`; None for no value."""
+        plain = self.plains.get(rest)
+        if plain is None and rest:
+            first = rest[0]
+            if first not in _NOT_PLAIN_FIRST or (first == "-" and rest[1:2].strip(" ")):
+                comment = rest.find(" #")
+                content = (rest[:comment] if comment >= 0 else rest).rstrip(" ")
+                if ": " in content or content[-1] == ":":
+                    raise _NotPlain  # a mapping libyaml rejects
+                plain = self.plains[rest] = (self.scalars.plain(content), len(content), comment < 0)
+        if plain is not None:
+            value, length, open_ended = plain
+            end = at + length
+            node = Node(value, self.line, at, start + at, self.line, end, start + end, "")
+            if open_ended:
+                self.going_on = node
+            return node
         if not rest:
             return None
         first = rest[0]
-        if first not in _NOT_PLAIN_FIRST or (first == "-" and rest[1:2].strip(" ")):
-            comment = rest.find(" #")
-            content = (rest[:comment] if comment >= 0 else rest).rstrip(" ")
-            if ": " in content or content[-1] == ":":
-                raise _NotPlain  # a mapping libyaml rejects
-            end = at + len(content)
-            node = Node(
-                self.scalars.plain(content), self.line, at, start + at, self.line, end, start + end, ""
-            )
-            if comment < 0:
-                self.going_on = node
-            return node
         if first == "#":
             return None
         if first in "|>":
