@@ -5,7 +5,8 @@ the checks that hold the ids it had and has."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ai_eval_lsp.core.lints import CheckId, repeated_id
@@ -27,22 +28,21 @@ class Tally:
     kinds: dict[str, int]
 
     @staticmethod
-    def of(ids: Iterable[CheckId | None], kinds: Iterable[str | None]) -> Tally:
-        found = list(ids)
+    def of(ids: Sequence[CheckId | None], kinds: Iterable[str | None]) -> Tally:
         holding: dict[str, tuple[int, ...]] = {}
-        for number, each in enumerate(found):
+        held = holding.get
+        for number, each in enumerate(ids):
             if each is not None:
-                holding[each[0]] = (*holding.get(each[0], ()), number)
-        counts: dict[str, int] = {}
-        for kind in kinds:
-            if kind is not None:
-                counts[kind] = counts.get(kind, 0) + 1
+                numbers = held(each[0])
+                holding[each[0]] = (number,) if numbers is None else (*numbers, number)
+        counts = Counter(kinds)
+        counts.pop(None, None)
         repeated = {
-            name: _repeated(numbers, found.__getitem__)  # type: ignore[arg-type]
+            name: _repeated(numbers, ids.__getitem__)  # type: ignore[arg-type]
             for name, numbers in holding.items()
             if len(numbers) > 1
         }
-        return Tally(holding, repeated, counts)
+        return Tally(holding, repeated, dict(counts))  # type: ignore[arg-type]
 
     def changed(
         self,

@@ -435,10 +435,14 @@ def _across_checks(
     assert isinstance(after.facts, CheckFacts)
     was = previous.layout
     assert was is not None
-    tally = was.tally or Tally.of(
-        (found.check_id for found in was.found()),
-        (found.facts.kind if isinstance(found.facts, CheckFacts) else None for found in was.found()),
-    )
+    if was.tally is not None:
+        tally = was.tally
+    else:  # the first id changed since a full analysis
+        found = list(was.found())
+        tally = Tally.of(
+            [each.check_id for each in found],
+            [each.facts.kind if isinstance(each.facts, CheckFacts) else None for each in found],
+        )
 
     def where(other: int) -> CheckId:
         found = layout.items[other].found_at(layout.lines[other]).check_id
