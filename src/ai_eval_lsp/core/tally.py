@@ -35,14 +35,13 @@ class Tally:
             if each is not None:
                 numbers = held(each[0])
                 holding[each[0]] = (number,) if numbers is None else (*numbers, number)
-        counts = Counter(kinds)
-        counts.pop(None, None)
+        counts = Counter(kind for kind in kinds if kind is not None)
         repeated = {
             name: _repeated(numbers, ids.__getitem__)  # type: ignore[arg-type]
             for name, numbers in holding.items()
             if len(numbers) > 1
         }
-        return Tally(holding, repeated, dict(counts))  # type: ignore[arg-type]
+        return Tally(holding, repeated, dict(counts))
 
     def changed(
         self,
