@@ -45,7 +45,7 @@ class Server:
         self, name: str, command: list[str], folder: Path, settings: dict[str, Any], env: dict[str, str]
     ) -> None:
         self.name, self.folder, self.settings = name, folder, settings
-        self.client = StdioClient(command, self.answer, env={**os.environ, **env})
+        self.client = StdioClient(command, self.answer, env={**os.environ, **env}, timing=True)
         self.client.initialize(
             folder,
             {

@@ -62,7 +62,9 @@ def main() -> None:
                 return [settings.get(item.get("section", ""), {}) for item in params["items"]]
             return None
 
-        client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=dict(os.environ))
+        client = StdioClient(
+            [sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=dict(os.environ), timing=True
+        )
         client.initialize(
             folder,
             {"workspace": {"configuration": True}, "experimental": {"aiEval": {"runComplete": True}}},

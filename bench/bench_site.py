@@ -137,7 +137,9 @@ def through_the_server(server: DatabaseServer, site: ServerSite, polls: int, fol
     project.mkdir()
     (project / "ai-eval.toml").write_text(f'site.database = "{site.url}"\nsite.pollSeconds = 0.01\n')
     (project / "refund.rubric.yaml").write_text(RUBRIC)
-    client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], lambda method, params: [{}])
+    client = StdioClient(
+        [sys.executable, "-m", "ai_eval_lsp", "serve"], lambda method, params: [{}], timing=True
+    )
     try:
         began = time.perf_counter()
         client.initialize(project, {"experimental": {"aiEval": {"runComplete": True}}})

@@ -55,7 +55,7 @@ def installed_env(cache: Path) -> dict[str, str]:
 
 def start(folder: Path, cache: Path) -> StdioClient:
     env = installed_env(cache)
-    client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=env)
+    client = StdioClient([sys.executable, "-m", "ai_eval_lsp", "serve"], answer, env=env, timing=True)
     client.initialize(folder, CAPABILITIES)
     return client
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -391,6 +392,36 @@ def test_the_command_s_process_writes_all_of_its_output_before_it_ends(tmp_path:
     lines = check("text").splitlines()
     assert len(lines) == 3001 and lines[-1] == "3000 errors, 0 warnings, 0 info in 1 file"
     assert len(json.loads(check("sarif"))["runs"][0]["results"]) == 3000
+
+
+def test_the_command_s_process_still_runs_what_is_registered_at_exit(tmp_path: Path) -> None:
+    # What a plugin or a tool registered to run at exit runs, a profiler saves what it measured,
+    # and a stream closed from the start does not change the status.
+    path = tmp_path / "clean.rubric.yaml"
+    path.write_text(CLEAN.format(id="clean"))
+    saved = tmp_path / "saved"
+    registering = (
+        "import atexit, pathlib, sys; "
+        f"atexit.register(pathlib.Path({str(saved)!r}).write_text, 'saved'); "
+        "from ai_eval_lsp.cli import console; "
+        f"sys.argv = ['ai-eval-lsp', 'check', {str(path)!r}]; sys.exit(console())"
+    )
+    env = without_test_plugins()
+    assert subprocess.run([sys.executable, "-c", registering], env=env, timeout=120).returncode == 0
+    assert saved.read_text() == "saved"
+    profile = tmp_path / "check.prof"
+    profiled = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "ai_eval_lsp", "check", str(path)]
+    assert subprocess.run(profiled, env=env, capture_output=True, timeout=120).returncode == 0
+    assert profile.stat().st_size > 0
+    stderr_closed = subprocess.run(
+        [sys.executable, "-m", "ai_eval_lsp", "check", str(path)],
+        env=env,
+        capture_output=False,
+        stdout=subprocess.DEVNULL,
+        preexec_fn=lambda: os.close(2),
+        timeout=120,
+    )
+    assert stderr_closed.returncode == 0
 
 
 def test_a_settings_file_that_cannot_be_read_stops_the_command(
