@@ -416,7 +416,6 @@ def test_the_command_s_process_still_runs_what_is_registered_at_exit(tmp_path: P
     stderr_closed = subprocess.run(
         [sys.executable, "-m", "ai_eval_lsp", "check", str(path)],
         env=env,
-        capture_output=False,
         stdout=subprocess.DEVNULL,
         preexec_fn=lambda: os.close(2),
         timeout=120,
