@@ -25,7 +25,7 @@ import functools
 import re
 from typing import Any
 
-from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars
+from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars, moved_tree
 
 MAX_NESTING = 100
 """Deeper blocks, or flow collections, go to the composer, which reports nesting past its own
@@ -122,32 +122,6 @@ class _NotPlain(Exception):
 def _null_at(key: Node) -> Node:
     """An empty value: its key stands in for it, as the composer has it."""
     return Node(None, key.line, key.column, key.start_index, key.end_line, key.end_column, key.end_index, "")
-
-
-def _copied(node: Node, line: int, columns: int, offset: int) -> Node:
-    """A one-line node's copy on `line`, `columns` to the right and `offset` code points on."""
-    copy = Node(
-        node.value,
-        line,
-        node.column + columns,
-        node.start_index + offset,
-        line,
-        node.end_column + columns,
-        node.end_index + offset,
-        node.style,
-    )
-    if node.items is not None:
-        copy.items = [_copied(item, line, columns, offset) for item in node.items]
-        copy.value = [item.value for item in copy.items]
-    elif node.entries is not None:
-        copy.entries = {
-            name: Entry(
-                _copied(entry.key, line, columns, offset), _copied(entry.value, line, columns, offset)
-            )
-            for name, entry in node.entries.items()
-        }
-        copy.value = {name: entry.value.value for name, entry in copy.entries.items()}
-    return copy
 
 
 class _Reader:
@@ -323,11 +297,17 @@ class _Reader:
         if first in "|>":
             return self.block_scalar(text, start, at, rest, parent)
         if first in "[{":
-            read = self.flows.get(rest)
-            if read is None:
+            earlier = self.flows.get(rest)
+            if earlier is None:
                 node = self.flows[rest] = self.flow(text, start, start + at)
             else:
-                node = _copied(read, self.line, at - read.column, start + at - read.start_index)
+                node = moved_tree(
+                    earlier,
+                    self.line - earlier.line,
+                    start + at - earlier.start_index,
+                    at - earlier.column,
+                    own_values=True,
+                )
         elif first in "'\"":
             written = _QUOTED_SCALAR.match(rest)
             if written is None:

@@ -31,7 +31,7 @@ from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
-from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
+from ai_eval_lsp.core.yamltree import Node, ParseResult
 
 CONTAINERS: dict[Role, str] = {"rubric": "checks", "cases": "cases"}
 
@@ -167,28 +167,6 @@ def _nodes_of(root: Node) -> Iterator[Node]:
                 pending.append(entry.value)
         elif node.items is not None:
             pending.extend(node.items)
-
-
-def moved_tree(node: Node, lines: int, offset: int) -> Node:
-    """A copy of a tree, moved by `lines` and `offset` (the value, plain data, is shared): a
-    top-level value after the items, moved with the text after them."""
-    copied = Node.__new__(Node)
-    copied.value, copied.style = node.value, node.style
-    copied.line, copied.column, copied.start_index = node.line + lines, node.column, node.start_index + offset
-    copied.end_line, copied.end_column = node.end_line + lines, node.end_column
-    copied.end_index = node.end_index + offset
-    copied.entries = (
-        {
-            name: Entry(moved_tree(entry.key, lines, offset), moved_tree(entry.value, lines, offset))
-            for name, entry in node.entries.items()
-        }
-        if node.entries is not None
-        else None
-    )
-    copied.items = (
-        [moved_tree(item, lines, offset) for item in node.items] if node.items is not None else None
-    )
-    return copied
 
 
 @dataclass(frozen=True, slots=True)

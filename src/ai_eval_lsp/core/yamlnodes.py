@@ -155,3 +155,31 @@ class Entry:
 
     key: Node
     value: Node
+
+
+def moved_tree(node: Node, lines: int, offset: int, columns: int = 0, own_values: bool = False) -> Node:
+    """A copy of a tree, `lines` down, `offset` code points on and (a tree on one line) `columns`
+    to the right. Its values, plain data, are shared with `node`'s, unless `own_values`: then
+    each mapping and list has values of its own, as a tree the parser read in another place."""
+    copied = Node.__new__(Node)
+    copied.value, copied.style = node.value, node.style
+    copied.line, copied.column = node.line + lines, node.column + columns
+    copied.end_line = copied.line if node.end_line == node.line else node.end_line + lines
+    copied.end_column = node.end_column + columns
+    copied.start_index, copied.end_index = node.start_index + offset, node.end_index + offset
+    copied.entries, copied.items = None, None
+    if node.entries is not None:
+        copied.entries = {
+            name: Entry(
+                moved_tree(entry.key, lines, offset, columns, own_values),
+                moved_tree(entry.value, lines, offset, columns, own_values),
+            )
+            for name, entry in node.entries.items()
+        }
+        if own_values:
+            copied.value = {name: entry.value.value for name, entry in copied.entries.items()}
+    elif node.items is not None:
+        copied.items = [moved_tree(item, lines, offset, columns, own_values) for item in node.items]
+        if own_values:
+            copied.value = [item.value for item in copied.items]
+    return copied

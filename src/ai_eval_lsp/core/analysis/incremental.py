@@ -24,13 +24,13 @@ from ai_eval_lsp.core.items import (
     flatten,
     item_head,
     item_of,
-    moved_tree,
 )
 from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import CheckFacts, RubricSummary, Summary, with_check_changed
+from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult, libyaml_failure, read_fast, syntax_problem
 
 
