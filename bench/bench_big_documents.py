@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import statistics
 import subprocess
 import sys
@@ -37,6 +38,7 @@ HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 from bench_lsp import Server, percentiles  # noqa: E402
+from compiled import compiled_environment  # noqa: E402
 from rubrics import TONE, realistic, rubric  # noqa: E402
 
 from ai_eval_lsp.core.analysis import Rules, analyse  # noqa: E402
@@ -208,14 +210,40 @@ def requests_after_keystroke(
 
 
 def first_diagnostics(workspace: Path, name: str, label: str, text: str, before: str) -> None:
-    """A folder of its own, so neither the server nor `check` reads the other documents."""
+    """A folder of its own, so neither the server nor `check` reads the other documents; each
+    build in turn (`builds`)."""
     folder = workspace / name.split(".")[0]
     folder.mkdir()
     (folder / "tone.rubric.yaml").write_text(TONE)
     path = folder / name
     path.write_text(text)
     print(f"\n{label} ({len(text.encode()) / 1e6:.1f} MB):")
-    server = Server("ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, {})
+    for build, environment in builds().items():
+        server_first_diagnostics(folder, path, text, build, environment)
+        started = time.perf_counter()
+        check = subprocess.Popen(
+            [sys.executable, "-m", "ai_eval_lsp", "check", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=folder,
+            env={**os.environ, **environment},
+        )
+        peak = 0
+        while check.poll() is None:  # its high-water mark, read until it ends
+            with contextlib.suppress(OSError, StopIteration):  # it ended meanwhile
+                peak = max(peak, _peak_kb(check.pid))
+            time.sleep(0.02)
+        elapsed = time.perf_counter() - started
+        print(f"  {build}, check:  {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
+    print(f"  before issue 28: {before}")
+
+
+def server_first_diagnostics(
+    folder: Path, path: Path, text: str, build: str, environment: dict[str, str]
+) -> None:
+    server = Server(
+        "ai-eval-lsp", [sys.executable, "-m", "ai_eval_lsp", "serve"], folder, {"aiEval": {}}, environment
+    )
     peak = 0
     uri = path.as_uri()
     started = time.perf_counter()
@@ -236,24 +264,9 @@ def first_diagnostics(workspace: Path, name: str, label: str, text: str, before:
     server.close()
     (first, count), (last, complete) = published[0], published[-1]
     print(
-        f"  server: first diagnostics in {first:.2f} s ({count:,}), with the workspace's in {last:.2f} s "
-        f"({complete:,}), peak RSS {peak / 1024:.0f} MB"
+        f"  {build}, server: first diagnostics in {first:.2f} s ({count:,}), with the workspace's in "
+        f"{last:.2f} s ({complete:,}), peak RSS {peak / 1024:.0f} MB"
     )
-    started = time.perf_counter()
-    check = subprocess.Popen(
-        [sys.executable, "-m", "ai_eval_lsp", "check", str(path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=folder,
-    )
-    peak = 0
-    while check.poll() is None:  # its high-water mark, read until it ends
-        with contextlib.suppress(OSError, StopIteration):  # it ended meanwhile
-            peak = max(peak, _peak_kb(check.pid))
-        time.sleep(0.02)
-    elapsed = time.perf_counter() - started
-    print(f"  check:  {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
-    print(f"  before issue 28: {before}")
 
 
 def first_analyses(workspace: Path) -> None:
@@ -272,6 +285,12 @@ def first_analyses(workspace: Path) -> None:
         realistic(1_333),
         "server 6.49 s, 598 MB; check 7.80 s, 499 MB",
     )
+
+
+def builds() -> dict[str, dict[str, str]]:
+    """The environments of the wheel as built for release (setup.py's AI_EVAL_LSP_MYPYC=1) and of
+    the pure one."""
+    return {"compiled": compiled_environment(), "pure Python": {}}
 
 
 QUIET = 3.0

@@ -1,4 +1,5 @@
-"""`ai-eval-lsp serve` answers over TCP too, and `python -m ai_eval_lsp serve` over stdio."""
+"""`ai-eval-lsp serve` answers over TCP too, and `python -m ai_eval_lsp serve` over stdio, with pipes
+wide enough for big documents."""
 
 from __future__ import annotations
 
@@ -57,6 +58,32 @@ def test_serve_over_tcp() -> None:
             assert reply["id"] == 1
             assert reply["result"]["serverInfo"]["name"] == "ai-eval-lsp"  # type: ignore[index]
             assert reply["result"]["capabilities"]["executeCommandProvider"]["commands"]  # type: ignore[index]
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_serve_over_stdio_widens_its_pipes_for_big_documents() -> None:
+    """A 10 MB didOpen then crosses in ~11 reads of the event loop instead of ~170."""
+    import fcntl
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ai_eval_lsp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        initialize = {"processId": None, "rootUri": None, "capabilities": {}}
+        server.stdin.write(
+            _message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize})
+        )
+        server.stdin.flush()
+        header = server.stdout.readline()  # the reply: the server serves its pipes by now
+        assert header.startswith(b"Content-Length:")
+        for pipe in (server.stdin, server.stdout):
+            assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
     finally:
         server.kill()
         server.wait()

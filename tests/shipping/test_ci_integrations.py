@@ -388,7 +388,7 @@ def test_action_installs_ai_eval_lsp_from_the_action_on_the_jobs_path(installed:
     version = subprocess.run(
         [Path(added) / "ai-eval-lsp", "--version"], capture_output=True, text=True, check=True
     )
-    assert version.stdout.strip() == "ai-eval-lsp 0.1.0"
+    assert version.stdout.strip() == "ai-eval-lsp 0.1.0 (compiled: no)"
     # A copy, not this checkout: the package data it needs was installed with it.
     where = subprocess.run(
         [Path(added) / "python", "-c", "import ai_eval_lsp; print(ai_eval_lsp.__file__)"],

@@ -1,5 +1,6 @@
 """The release: what scripts/release builds into dist/ (each platform .vsix at most 35 MB, holding
-only its platform's wheels for CPython 3.11-3.14, the Python packages checked by twine), one
+only its platform's wheels for CPython 3.11-3.14, the linux-x64 one with the compiled wheel for
+this CPython, the Python packages checked by twine), one
 version for the package and the extension, the release workflow as actionlint reads it, and the
 install paths a user takes from the built artifacts, each in a fresh environment: pipx, the sdist,
 and pip offline from a .vsix's own wheels."""
@@ -61,17 +62,27 @@ def test_the_package_and_the_extension_have_one_version_with_its_release_notes()
     assert headings and headings[0] == version()  # the newest section is this version's
 
 
+def compiled_wheel() -> str:
+    """The wheel whose line reader is compiled, for this machine's CPython and platform."""
+    (wheel,) = [path.name for path in DIST.glob(f"ai_eval_lsp-{version()}-cp*.whl")]
+    return wheel
+
+
 def test_every_artifact_is_built_checked_and_its_size_printed(release: str) -> None:
     v = version()
     expected = {
         f"ai_eval_lsp-{v}-py3-none-any.whl",
+        compiled_wheel(),
         f"ai_eval_lsp-{v}.tar.gz",
         f"ai-eval-lsp-{v}.vsix",
         "RELEASE_NOTES.md",
         *(f"ai-eval-lsp-{target}-{v}.vsix" for target in PLATFORM_TAGS),
     }
     assert {path.name for path in DIST.iterdir()} == expected
-    assert release.count("PASSED") == 2  # twine check, the wheel and the sdist
+    assert release.count("PASSED") == 3  # twine check: the wheels and the sdist
+    assert fits(compiled_wheel(), f"{sys.version_info.major}.{sys.version_info.minor}")
+    platforms = {tag.platform for tag in parse_wheel_filename(compiled_wheel())[3]}
+    assert all(PLATFORM_TAGS["linux-x64"].fullmatch(platform) for platform in platforms), platforms
     for name in expected:
         assert re.search(rf"^ +\d+\.\d\d MB  dist/{re.escape(name)}$", release, flags=re.MULTILINE), name
     assert (DIST / "RELEASE_NOTES.md").read_text().startswith("The first release.")
@@ -100,6 +111,9 @@ def test_a_platform_vsix_is_small_and_holds_its_platforms_wheels_for_each_cpytho
         assert set(listed) <= set(wheels)
         assert sorted(str(parse_wheel_filename(wheel)[0]) for wheel in listed) == sorted(set(names)), python
         assert all(fits(wheel, python) for wheel in listed), python
+    this = f"{sys.version_info.major}.{sys.version_info.minor}"  # the compiled wheel's, on linux-x64
+    compiled = [python for python in PYTHONS if compiled_wheel() in manifest["pythons"][python]]
+    assert compiled == ([this] if target == "linux-x64" else [])
 
 
 def fits(wheel: str, python: str) -> bool:
@@ -245,6 +259,10 @@ def test_pip_installs_offline_from_a_vsixs_own_wheels(release: str, tmp_path: Pa
     for absent in ("numpy", "lxml"):
         assert subprocess.run([str(python), "-c", f"import {absent}"], capture_output=True).returncode == 1
     served_check(tmp_path / "venv" / "bin" / "ai-eval-lsp")
+    version_line = subprocess.run(
+        [str(tmp_path / "venv" / "bin" / "ai-eval-lsp"), "--version"], capture_output=True, text=True
+    )
+    assert version_line.stdout.strip() == f"ai-eval-lsp {version()} (compiled: yes)"  # this CPython's wheel
     site = tmp_path / "site"
     shutil.copytree(ROOT / "examples" / "drupal-site", site, ignore=shutil.ignore_patterns(".ai_eval"))
     ran = subprocess.run(

@@ -7,9 +7,11 @@
 // The locked wheels are downloaded once into the cache outside the repository with pip's
 // --require-hashes, so a warm run touches no network; the build of ai-eval-lsp itself is offline
 // too (its build backend comes from the same cache).
-// Usage: node scripts/bundle-wheels.mjs [TARGET [SERVER_WHEEL]]   (a `vsce --target` name,
-//   linux-x64 by default; the ai-eval-lsp wheel to bundle, built here when not given, as
-//   scripts/release gives the one it releases. AI_EVAL_BUNDLE_PYTHON: the Python whose pip is used)
+// Usage: node scripts/bundle-wheels.mjs [TARGET [SERVER_WHEEL [COMPILED_WHEEL...]]]   (a `vsce
+//   --target` name, linux-x64 by default; the ai-eval-lsp wheel to bundle, built here when not
+//   given, as scripts/release gives the one it releases, with its compiled wheels: each is bundled
+//   instead for the CPython and platform it is built for. AI_EVAL_BUNDLE_PYTHON: the Python whose
+//   pip is used)
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -43,7 +45,7 @@ function cached(folder, fill) {
 function buildServerWheel(scratch) {
   const source = path.join(scratch, "source");
   fs.mkdirSync(source);
-  for (const name of ["pyproject.toml", pyproject().project.readme]) fs.copyFileSync(path.join(repo, name), path.join(source, name));
+  for (const name of ["pyproject.toml", "setup.py", pyproject().project.readme]) fs.copyFileSync(path.join(repo, name), path.join(source, name));
   fs.cpSync(path.join(repo, "src"), path.join(source, "src"), {
     recursive: true,
     filter: (from) => !/(__pycache__|\.egg-info)$/.test(from),
@@ -79,6 +81,15 @@ function slimmed(wheel, sha) {
   return path.join(folder, name);
 }
 
+// The compiled server wheel among `compiled` for CPython `version` on this target, if any.
+function compiledFor(compiled, version) {
+  const abi = `cp${version.replace(".", "")}`;
+  return compiled.find((file) => {
+    const [, , pythonTag, abiTag, platforms] = path.basename(file, ".whl").split("-");
+    return pythonTag === abi && abiTag === abi && platforms.split(".").some((tag) => TARGETS[target].includes(tag));
+  });
+}
+
 const lock = readLock();
 if (JSON.stringify(lock.dependencies) !== JSON.stringify(pyprojectDependencies()) || JSON.stringify(lock.pythons) !== JSON.stringify(PYTHON_VERSIONS)) {
   throw new Error("wheels.lock.json is not of pyproject.toml's dependencies: run node vscode-extension/scripts/lock-wheels.mjs");
@@ -86,12 +97,13 @@ if (JSON.stringify(lock.dependencies) !== JSON.stringify(pyprojectDependencies()
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ai-eval-bundle-"));
 try {
   const server = process.argv[3] ? path.resolve(process.argv[3]) : buildServerWheel(scratch);
+  const compiled = process.argv.slice(4).map((file) => path.resolve(file));
   fs.rmSync(output, { recursive: true, force: true });
   fs.mkdirSync(output, { recursive: true });
   const pythons = {};
   const digest = crypto.createHash("sha256");
   for (const version of PYTHON_VERSIONS) {
-    const wheels = [server, ...lockedWheels(lock, version)];
+    const wheels = [compiledFor(compiled, version) ?? server, ...lockedWheels(lock, version)];
     pythons[version] = wheels.map((file) => path.basename(file)).sort();
     for (const file of wheels) {
       const target = path.join(output, path.basename(file));

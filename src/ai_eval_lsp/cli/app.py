@@ -12,6 +12,7 @@ from pathlib import Path
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site
 from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError
+from ai_eval_lsp.core.blockyaml import COMPILED
 
 SUBCOMMANDS = (check, schema, run, history, diff, report, site, serve, plugins)
 """In the order `--help` lists them."""
@@ -58,7 +59,11 @@ def parser() -> argparse.ArgumentParser:
         prog="ai-eval-lsp",
         description="Validate ai_eval rubrics with the check kinds of the installed plugins.",
     )
-    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (compiled: {'yes' if COMPILED else 'no'})",
+    )
     top.add_argument("--root", default=None, help=ROOT_HELP)
     commands = top.add_subparsers(dest="command", metavar="COMMAND")
     for module in SUBCOMMANDS:

@@ -27,6 +27,9 @@ from typing import Any
 
 from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars, moved_tree
 
+COMPILED = not __file__.endswith(".py")
+"""Whether this module runs as the compiled wheel's machine code (setup.py), as `--version` says."""
+
 MAX_NESTING = 100
 """Deeper blocks, or flow collections, go to the composer, which reports nesting past its own
 limit (`yamltree.MAX_DEPTH`, 200: both together stay within it)."""

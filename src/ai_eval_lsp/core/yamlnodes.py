@@ -161,13 +161,16 @@ def moved_tree(node: Node, lines: int, offset: int, columns: int = 0, own_values
     """A copy of a tree, `lines` down, `offset` code points on and (a tree on one line) `columns`
     to the right. Its values, plain data, are shared with `node`'s, unless `own_values`: then
     each mapping and list has values of its own, as a tree the parser read in another place."""
-    copied = Node.__new__(Node)
-    copied.value, copied.style = node.value, node.style
-    copied.line, copied.column = node.line + lines, node.column + columns
-    copied.end_line = copied.line if node.end_line == node.line else node.end_line + lines
-    copied.end_column = node.end_column + columns
-    copied.start_index, copied.end_index = node.start_index + offset, node.end_index + offset
-    copied.entries, copied.items = None, None
+    copied = Node(
+        node.value,
+        node.line + lines,
+        node.column + columns,
+        node.start_index + offset,
+        node.end_line + lines,
+        node.end_column + columns,
+        node.end_index + offset,
+        node.style,
+    )
     if node.entries is not None:
         copied.entries = {
             name: Entry(

@@ -537,13 +537,11 @@ def _moved_ends(
 ) -> Node:
     """A copy of a node (not its children) whose end is moved, or put at `ends` (and its start
     at `starts`)."""
-    copied = Node.__new__(Node)
-    copied.value, copied.style = node.value, node.style
-    copied.entries, copied.items = node.entries, node.items
-    copied.line, copied.column, copied.start_index = starts or (node.line, node.column, node.start_index)
-    copied.end_line, copied.end_column, copied.end_index = ends or (
-        node.end_line + lines,
-        node.end_column,
-        node.end_index + offset,
+    copied = Node(
+        node.value,
+        *(starts or (node.line, node.column, node.start_index)),
+        *(ends or (node.end_line + lines, node.end_column, node.end_index + offset)),
+        node.style,
     )
+    copied.entries, copied.items = node.entries, node.items
     return copied

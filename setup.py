@@ -1,0 +1,25 @@
+"""The build's one choice beyond pyproject.toml: with AI_EVAL_LSP_MYPYC=1, the line reader of
+YAML and its nodes are compiled by mypyc (twice as fast to read a big document; their sources
+stay in the wheel, and a pure wheel runs the same code). docs/decisions.md, "Compiled reading"."""
+
+import os
+
+from setuptools import setup
+
+COMPILED = ["src/ai_eval_lsp/core/yamlnodes.py", "src/ai_eval_lsp/core/blockyaml.py"]
+
+
+def compiled_modules() -> list[object]:
+    if os.environ.get("AI_EVAL_LSP_MYPYC", "0") == "0":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        raise SystemExit(
+            "AI_EVAL_LSP_MYPYC=1 compiles with mypyc, which this Python does not have: install mypy "
+            "(`pip install mypy`) and build with `--no-build-isolation`"
+        ) from None
+    return list(mypycify(COMPILED, opt_level="3", group_name="ai_eval_lsp_compiled"))
+
+
+setup(ext_modules=compiled_modules())
