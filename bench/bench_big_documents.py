@@ -16,7 +16,8 @@ inside a check of a 1,000-check rubric, which leaves the YAML unreadable. The fu
 (66,650 checks of the 14 kinds with descriptions, metadata, tags and emoji, whose composites name
 rubrics that do not exist: ~38,000 diagnostics) and prints the time to each one's first
 diagnostics, to those with the workspace's problems, and the server's peak RSS, then the same
-for `ai-eval-lsp check`; `--first-only` measures those alone.
+for `ai-eval-lsp check`, with the compiled wheel (`tests/compiled.py` builds it) and the pure
+one; `--first-only` measures those alone.
 
 Median and 95th percentile. On a shared machine figures move a lot: run it several times.
 Run: .venv/bin/python bench/bench_big_documents.py [--repeat 40] [--first | --first-only]
