@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ def _source_files() -> list[Path]:
 
 def compiled_install() -> Path:
     """A folder holding the compiled `ai_eval_lsp` of the sources as they are now."""
-    digest = hashlib.sha256(sys.version.encode())
+    digest = hashlib.sha256(f"{sys.version} mypy {version('mypy')}".encode())
     for path in _source_files():
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     folder = CACHE / digest.hexdigest()[:16]

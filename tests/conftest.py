@@ -147,6 +147,7 @@ SLOW = (
     "shipping/test_example.py",
     "shipping/test_ci_integrations.py",
     "shipping/test_release.py",
+    "shipping/test_compiled.py",
     "runs/test_parallel_runs.py",
     "cli/test_php_off.py",
     "test_databases.py",
