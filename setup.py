@@ -5,8 +5,22 @@ stay in the wheel, and a pure wheel runs the same code). docs/decisions.md says 
 import os
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
 COMPILED = ["src/ai_eval_lsp/core/yamlnodes.py", "src/ai_eval_lsp/core/blockyaml.py"]
+
+
+class WheelsOnly(build_ext):
+    """Compiled modules go into wheels only: beside their sources in `src/` (an editable
+    install), Python would import them instead of the sources being edited."""
+
+    def run(self) -> None:
+        if self.inplace:
+            raise SystemExit(
+                "AI_EVAL_LSP_MYPYC=1 builds a wheel, not an editable install: unset it for "
+                "`pip install -e .` (tests/compiled.py builds the compiled wheel for the tests)"
+            )
+        super().run()
 
 
 def compiled_modules() -> list[object]:
@@ -22,4 +36,4 @@ def compiled_modules() -> list[object]:
     return list(mypycify(COMPILED, opt_level="3", group_name="ai_eval_lsp_compiled"))
 
 
-setup(ext_modules=compiled_modules())
+setup(ext_modules=compiled_modules(), cmdclass={"build_ext": WheelsOnly})

@@ -16,6 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "PYPI.md")
 CACHE = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp")) / "compiled"
+KEPT = 3
+"""How many builds the cache keeps (the newest): one per version of the sources."""
 
 
 def _source_files() -> list[Path]:
@@ -29,14 +31,15 @@ def _source_files() -> list[Path]:
 
 def compiled_install() -> Path:
     """A folder holding the compiled `ai_eval_lsp` of the sources as they are now."""
-    digest = hashlib.sha256(f"{sys.version} mypy {version('mypy')}".encode())
+    tools = f"{sys.version} mypy {version('mypy')} setuptools {version('setuptools')}"
+    digest = hashlib.sha256(tools.encode() + Path(__file__).read_bytes())
     for path in _source_files():
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     folder = CACHE / digest.hexdigest()[:16]
-    if (folder / ".complete").is_file():
+    if folder.is_dir():
         return folder
-    shutil.rmtree(folder, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as scratch:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE, prefix=".building-") as scratch:
         source = Path(scratch) / "source"  # a clean copy: no build/ folder of earlier builds
         for path in _source_files():
             copy = source / path.relative_to(ROOT)
@@ -48,8 +51,19 @@ def compiled_install() -> Path:
         build = [*pip, "wheel", "--no-build-isolation", "--no-deps", "--wheel-dir", str(wheels), str(source)]
         subprocess.run(build, check=True, env=environ)
         (wheel,) = wheels.glob("ai_eval_lsp-*.whl")
-        subprocess.run([*pip, "install", "--no-deps", "--target", str(folder), str(wheel)], check=True)
-    (folder / ".complete").write_text("")
+        installed = Path(scratch) / "installed"
+        subprocess.run([*pip, "install", "--no-deps", "--target", str(installed), str(wheel)], check=True)
+        try:  # whole or not at all: another process may have built the same meanwhile
+            installed.rename(folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    builds = sorted(
+        (path for path in CACHE.iterdir() if path.is_dir() and not path.name.startswith(".")),
+        key=lambda path: path.stat().st_mtime,
+    )
+    for old in builds[:-KEPT]:
+        shutil.rmtree(old, ignore_errors=True)
     return folder
 
 

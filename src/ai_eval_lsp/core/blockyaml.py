@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import functools
 import re
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
 from ai_eval_lsp.core.yamlnodes import Entry, Node, Scalars, moved_tree
 
-COMPILED = not __file__.endswith(".py")
+COMPILED = __file__.endswith(tuple(EXTENSION_SUFFIXES))
 """Whether this module runs as the compiled wheel's machine code (setup.py), as `--version` says."""
 
 MAX_NESTING = 100
