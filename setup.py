@@ -15,7 +15,7 @@ class WheelsOnly(build_ext):
     install), Python would import them instead of the sources being edited."""
 
     def run(self) -> None:
-        if self.inplace:
+        if self.inplace and self.extensions:
             raise SystemExit(
                 "AI_EVAL_LSP_MYPYC=1 builds a wheel, not an editable install: unset it for "
                 "`pip install -e .` (tests/compiled.py builds the compiled wheel for the tests)"
