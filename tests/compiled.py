@@ -33,7 +33,8 @@ def compiled_install() -> Path:
     """A folder holding the compiled `ai_eval_lsp` of the sources as they are now."""
     tools = f"{sys.version} mypy {version('mypy')} setuptools {version('setuptools')}"
     digest = hashlib.sha256(tools.encode() + Path(__file__).read_bytes())
-    for path in _source_files():
+    sources = _source_files()
+    for path in sources:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     folder = CACHE / digest.hexdigest()[:16]
     if folder.is_dir():
@@ -41,7 +42,7 @@ def compiled_install() -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE, prefix=".building-") as scratch:
         source = Path(scratch) / "source"  # a clean copy: no build/ folder of earlier builds
-        for path in _source_files():
+        for path in sources:
             copy = source / path.relative_to(ROOT)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, copy)
