@@ -127,6 +127,27 @@ def test_what_it_does_not_read_goes_to_the_composer(text: str) -> None:
     assert parse(text).parser in ("fast", "reference")  # and the composer reads it as before
 
 
+LONG_KEY = "k" * 1100
+"""Past the 1,024 characters libyaml takes for a key on one line."""
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        pytest.param(f"{LONG_KEY}: b\n", (0, 1100), id="block key"),
+        pytest.param(f"a:\n  {LONG_KEY}: b\n", (1, 1102), id="nested block key"),
+        pytest.param(f"a: {{{LONG_KEY}: b}}\n", (0, 3), id="flow key"),
+    ],
+)
+def test_a_key_longer_than_libyaml_takes_is_the_composers_syntax_error(
+    text: str, at: tuple[int, int]
+) -> None:
+    assert blockyaml.read(text) is None
+    (problem,) = parse(text).problems
+    assert problem.code == "yaml-syntax"
+    assert (problem.span.start.line, problem.span.start.column) == at
+
+
 # --- generated documents -----------------------------------------------------------------------
 
 SAFE = "abcxyz_09 .é😀"
