@@ -6,7 +6,6 @@ each when a test first asks for it and stop it when the session ends, whatever t
 from __future__ import annotations
 
 import os
-import pwd
 import re
 import secrets
 import shutil
@@ -438,6 +437,8 @@ class PostgreSQL(DatabaseServer):
         )
         assert versions, "PostgreSQL is missing: run scripts/setup (Debian's postgresql)"
         self.bin = versions[-1].parent
+        import pwd  # Unix's: this module is imported on Windows too, where the reading tests run
+
         self._user = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
         if self._user is not None:
             self.home = Path(tempfile.mkdtemp(prefix="ai-eval-lsp-postgres-"))

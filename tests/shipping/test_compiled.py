@@ -1,11 +1,13 @@
 """The compiled wheel (setup.py's AI_EVAL_LSP_MYPYC=1): its line reader and nodes run as machine
-code, read every document as the pure Python does, and the command says which it runs."""
+code, read every document as the pure Python does (the reading tests, through the very command the
+release runs on each wheel it builds), and the command says which it runs."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,15 +15,10 @@ from compiled import compiled_environment
 from conftest import ROOT
 from rubrics import realistic
 
-READING_TESTS = [
-    "tests/core/test_block_reader.py",
-    "tests/core/test_fast_path_equivalence.py",
-    "tests/core/test_incremental.py",
-    "tests/core/test_problem_fixtures.py",
-    "tests/core/test_shared_reading.py",
-    "tests/core/test_broken_item.py",
+TEST_COMMAND: str = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["cibuildwheel"][
+    "test-command"
 ]
-"""The tests of reading, of trees moved by edits and of the problems found in the fixtures."""
+"""What the release runs on each compiled wheel it builds (cibuildwheel): tests/reading.py."""
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +47,33 @@ def test_the_compiled_build_runs_its_reader_as_machine_code_and_says_so(environm
     assert run(dict(os.environ), "-m", "ai_eval_lsp", "--version").stdout.strip().endswith("(compiled: no)")
 
 
-def test_the_reading_tests_pass_on_the_compiled_build(environment: dict[str, str]) -> None:
-    result = run(
-        environment, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", *READING_TESTS, timeout=600
+def release_test(environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The release's test-command, run here as cibuildwheel runs it: by the shell, `python` the
+    environment's, `{project}` this checkout."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), environment["PATH"]])
+    return subprocess.run(
+        TEST_COMMAND.format(project=ROOT, package=ROOT),
+        shell=True,
+        cwd=ROOT,
+        env={**environment, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
+
+
+def test_the_reading_tests_pass_on_the_compiled_build_as_the_release_tests_each_wheel(
+    environment: dict[str, str],
+) -> None:
+    result = release_test(environment)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
     assert " passed" in result.stdout.splitlines()[-1] and "skipped" not in result.stdout.splitlines()[-1]
+
+
+def test_the_releases_test_of_a_wheel_fails_on_the_pure_build() -> None:
+    result = release_test(dict(os.environ))
+    assert result.returncode == 1
+    assert "blockyaml.py is pure Python: these tests are for the compiled build" in result.stderr
 
 
 def test_check_reports_a_big_rubric_as_the_pure_build_does(
