@@ -120,10 +120,12 @@ async def test_site_runs_answer_from_the_store_and_diff_against_the_local_run(
     cases_uri = (project / "refund.cases.yaml").as_uri()
     await command(showing, "aiEval.runCases", {"uri": cases_uri})
     found = await command(showing, "aiEval.diff", {"base": "site:latest", "head": "latest"})
+    # the site's row passed both questions (pass rate 1.0): its verdicts, not the rubric's pass line
     assert found["cases"] == [
-        {"caseId": "q17", "base": {"score": 4.0, "passed": False}, "head": {"score": 5.0, "passed": True}},
-        {"caseId": "q1", "base": {"score": 4.0, "passed": False}, "head": None},
+        {"caseId": "q17", "base": {"score": 4.0, "passed": True}, "head": {"score": 5.0, "passed": True}},
+        {"caseId": "q1", "base": {"score": 4.0, "passed": True}, "head": None},
     ]
+    assert found["flipped"] == []
     text = (
         await command(showing, "aiEval.render", {"what": "diff", "base": "site:latest", "head": "latest"})
     )["text"]

@@ -15,6 +15,7 @@ import pytest
 from site_db import RUBRIC, SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
+from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
 from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row
@@ -350,19 +351,167 @@ def test_a_rubric_s_history_offers_the_site_s_runs_it_mirrors_and_the_reverse(
         store.diff("site:2", 1, "refund_answer")
 
 
-def test_two_site_runs_are_compared_by_the_pass_line_of_the_cases_file_mirroring_them(
+# --- a site question's verdict: the one its own row implies ------------------------------------------
+
+ISSUE_ROW = {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 4.5}
+"""The issue's row: pass rate 0.75 over four questions, so the three best passed (q1, q4 and q3),
+whatever the local rubric's pass line (a full 5.0 under `all_pass`)."""
+
+
+@pytest.mark.parametrize(
+    ("rate", "scores", "verdicts"),
+    [
+        (0.75, ISSUE_ROW, {"q1": True, "q2": False, "q3": True, "q4": True}),
+        (0.0, {"a": 5.0, "b": 5.0}, {"a": False, "b": False}),
+        (1.0, {"a": 0.0, "b": 3.0}, {"a": True, "b": True}),
+        # the line falls between two questions of one score: both unknown, the others known
+        (0.5, {"a": 5.0, "b": 4.0, "c": 4.0, "d": 1.0}, {"a": True, "b": None, "c": None, "d": False}),
+        (0.5, {"a": 2.0, "b": 2.0}, {"a": None, "b": None}),
+        # errored questions (null) are no questions of the rate: 1 of the 2 scored passed
+        (0.5, {"a": None, "b": 3.0, "c": 1.0}, {"a": None, "b": True, "c": False}),
+    ],
+)
+def test_a_site_question_s_verdict_is_the_one_its_row_implies(
+    rate: float, scores: dict[str, float | None], verdicts: dict[str, bool | None]
+) -> None:
+    judged = row_verdicts(question_scores(json.dumps(scores), questions=True), rate)
+    assert {case.case_id: case.passed for case in judged} == verdicts
+    assert {case.case_id for case in judged if case.tied} == {
+        key for key, passed in verdicts.items() if passed is None and scores[key] is not None
+    }
+    # the verdicts give back the row's own pass rate wherever no question is tied
+    scored = [case for case in judged if case.score is not None]
+    if not any(case.tied for case in judged):
+        assert sum(1 for case in scored if case.passed) == round(rate * len(scored))
+
+
+@pytest.mark.parametrize(
+    ("rate", "scored", "passing"),
+    [
+        (0.5, 5, 3),  # 2.5: half away from zero, as PHP's round() (Python's round() gives 2)
+        (0.7, 5, 4),  # 3.5 as written, although the float 0.7 x 5 is 3.4999999999999996
+        (0.3333, 3, 1),  # a rate kept to four places (PostgreSQL's NUMERIC(10,4))
+        (0.6667, 3, 2),
+        (1.2, 4, 4),  # a rate out of its domain: all at most
+        (-0.1, 4, 0),
+    ],
+)
+def test_how_many_questions_a_rate_passes_is_rounded_as_the_site_rounds(
+    rate: float, scored: int, passing: int
+) -> None:
+    assert passing_count(rate, scored) == passing
+
+
+def issue_site(site: SqliteSite) -> None:
+    """Sixteen runs of another target, then the issue's two runs of `support_bot` as site rows
+    17 and 19: q1 and q3 go from 5 and 4 to 0, both passed in row 17 (pass rate 0.75)."""
+    site.insert(*(drush_row("other_bot", {"x": 5.0}) for _ in range(16)))
+    site.insert(
+        runner_row("support_bot", ISSUE_ROW, run_id=17),
+        drush_row("other_bot", {"x": 5.0}),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 4.5}, run_id=19),
+    )
+
+
+def test_two_site_runs_flip_as_their_rows_pass_rates_say(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    site.insert(
-        runner_row("support_bot", {"q1": 5.0, "q17": 5.0}, run_id=1),
-        runner_row("support_bot", {"q1": 5.0, "q17": 0.0}, run_id=2),
+    issue_site(site)
+    cli(project, capsys, "site", "pull")
+    code, out, _ = cli(project, capsys, "diff", "site:17", "site:19")
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "pass rate 0.75 -> 0.25 (-0.50), average 3.38 -> 1.12 (-2.25) of 5",
+        "2 verdicts flipped; exact McNemar p = 0.5, sign test on scores p = 0.5",
+        "",
+        "case  base       head       change",
+        "q1    pass 5.00  fail 0.00  flipped to fail",
+        "q2    fail 0.00  fail 0.00",
+        "q3    pass 4.00  fail 0.00  flipped to fail",
+        "q4    pass 4.50  pass 4.50",
+    ]
+    code, out, _ = cli(project, capsys, "diff", "site:17", "site:19", "--format", "json")
+    found = json.loads(out)
+    assert found["flipped"] == ["q1", "q3"]
+    assert found["cases"][0] == {
+        "caseId": "q1",
+        "base": {"score": 5.0, "passed": True},
+        "head": {"score": 0.0, "passed": False},
+    }
+
+
+def test_a_site_run_and_a_local_run_differ_only_where_the_site_s_row_says_so(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The local rubric passes a full 5.0 only (`all_pass`); the site passed q3 (4.0) and q4 (4.5)
+    all the same: the local run's q4 (passed) is no flip, its q3 (failed) is."""
+    site.insert(runner_row("support_bot", ISSUE_ROW, run_id=1))
+    (project / "refund.cases.yaml").write_text(
+        "rubric: refund_answer\nsite_target: support_bot\ncases:\n"
+        + "".join(
+            f"  - id: case_{question}\n    question: {{id: {question}}}\n    response: {response!r}\n"
+            for question, response in (("q1", "Sorry."), ("q2", "No."), ("q3", "No."), ("q4", "Sorry."))
+        )
     )
     cli(project, capsys, "site", "pull")
-    code, out, _ = cli(project, capsys, "diff", "--target", "support_bot")
-    assert code == 0 and "0 verdicts flipped" in out  # no local run says where a question passes
     cli(project, capsys, "run", str(project / "refund.cases.yaml"))
+    code, out, _ = cli(project, capsys, "diff", "site:latest", "latest")
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "1 verdict flipped; exact McNemar p = 1, sign test on scores p = 1",
+        "",
+        "case          base       head       change",
+        "q1 (case_q1)  pass 5.00  pass 5.00",
+        "q2 (case_q2)  fail 0.00  fail 0.00",
+        "q3 (case_q3)  pass 4.00  fail 0.00  flipped to fail",
+        "q4 (case_q4)  pass 4.50  pass 5.00  up",
+    ]
+
+
+def test_questions_tied_at_the_row_s_line_are_unknown_and_never_flip(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pass rate 0.5 over 5, 4, 4, 1: two passed, and the second and third score the same, so the
+    row does not say which of q2 and q3 passed."""
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 4.0, "q3": 4.0, "q4": 1.0}, run_id=1, pass_rate=0.5),
+        runner_row("support_bot", {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 1.0}, run_id=2, pass_rate=0.25),
+    )
+    cli(project, capsys, "site", "pull")
     code, out, _ = cli(project, capsys, "diff", "site:1", "site:2")
-    assert "1 verdict flipped" in out and "q17   pass 5.00  fail 0.00  flipped to fail" in out
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "0 verdicts flipped; exact McNemar p = 1, sign test on scores p = 1",
+        "",
+        "case  base       head       change",
+        "q1    pass 5.00  pass 5.00",
+        "q2    tied 4.00  fail 0.00  down",
+        "q3    tied 4.00  fail 4.00",
+        "q4    fail 1.00  fail 1.00",
+        "tied: a site question scored the same as one on the other side of its row's pass line, so the row "
+        "leaves its verdict unknown (never counted as a flip)",
+    ]
+    found = json.loads(cli(project, capsys, "diff", "site:1", "site:2", "--format", "json")[1])
+    assert found["flipped"] == []
+    assert [case["base"] for case in found["cases"]] == [
+        {"score": 5.0, "passed": True},
+        {"score": 4.0, "passed": None},
+        {"score": 4.0, "passed": None},
+        {"score": 1.0, "passed": False},
+    ]
+    markdown = cli(project, capsys, "diff", "site:1", "site:2", "--format", "markdown")[1]
+    assert "| `q2` | tied 4.00 | fail 0.00 | down |" in markdown and "_tied: a site question" in markdown
+
+    def latest_cases() -> str:
+        cli(project, capsys, "report", "-o", str(project / "report.html"))
+        html = (project / "report.html").read_text()
+        return html.split("<h3>Latest run's cases</h3>")[1].split("<h3>")[0]
+
+    assert "tied" not in latest_cases()  # site run 2 has no tie
+    site.insert(runner_row("support_bot", {"q1": 3.0, "q2": 3.0}, run_id=3, pass_rate=0.5))
+    cli(project, capsys, "site", "pull")
+    table = latest_cases()
+    assert '<td>q1</td><td class="">tied</td><td>3.00</td>' in table and "<p>tied: a site question" in table
 
 
 def test_a_run_name_that_names_nothing_says_what_names_runs(

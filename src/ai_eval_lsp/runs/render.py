@@ -317,8 +317,20 @@ def _verdict(case: CaseRecord | None) -> str:
         return "-"
     if case.score is None:
         return "error"
-    state = "" if case.passed is None else ("pass " if case.passed else "fail ")
+    state = "tied " if case.tied else "" if case.passed is None else ("pass " if case.passed else "fail ")
     return f"{state}{case.score:.2f}"
+
+
+TIED = (
+    "tied: a site question scored the same as one on the other side of its row's pass line, so the "
+    "row leaves its verdict unknown (never counted as a flip)"
+)
+
+
+def _tied(comparison: Diff) -> list[str]:
+    """The legend of `tied`, when a case of the diff is."""
+    tied = any(case is not None and case.tied for _, base, head in comparison.cases for case in (base, head))
+    return [TIED] if tied else []
 
 
 def _change(base: CaseRecord | None, head: CaseRecord | None) -> str:
@@ -352,7 +364,7 @@ def format_diff(comparison: Diff) -> str:
         (_case_name(case_id, b, h), _verdict(b), _verdict(h), _change(b, h))
         for case_id, b, h in comparison.cases
     ]
-    return "\n".join([title, *_summary(comparison), "", _columns(table)])
+    return "\n".join([title, *_summary(comparison), "", _columns(table), *_tied(comparison)])
 
 
 def _case_name(key: str, base: CaseRecord | None, head: CaseRecord | None) -> str:
@@ -400,6 +412,7 @@ def format_diff_markdown(comparison: Diff) -> str:
             lines += ["", f"<details><summary>{title} ({len(cases)})</summary>", "", *table, "", "</details>"]
         else:
             lines += ["", f"**{title}**", "", *table]
+    lines += [f"\n_{_cell(line)}_" for line in _tied(comparison)]
     return "\n".join(lines)
 
 
