@@ -90,8 +90,8 @@ async def test_a_row_the_site_inserts_reaches_the_client_once_and_a_regression_i
     (note,) = site_notes(showing)
     assert (note.siteId, note.target_id, note.run_id, note.regressed) == (3, "support_bot", 2, True)
     assert note.summary == (
-        "site run 3 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, 2 questions, "
-        "0 errors; average -2.50 against site run 2"
+        "site run 3 of support_bot regressed: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, "
+        "2 questions, 0 errors; average -2.50 against site run 2 (tolerance 0.5)"
     )
     await asyncio.sleep(3 * POLL)
     assert len(site_notes(showing)) == 1  # once

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from site_db import RUBRIC, SqliteSite, drush_row, runner_row
+from site_db import RUBRIC, SiteRow, SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
@@ -143,8 +143,8 @@ def test_each_new_row_is_announced_with_its_line_and_whether_it_regressed(
             False,
         ),
         (
-            "site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 3.30/5, gate passed, 2 questions, "
-            "0 errors; average -0.70 against site run 1",
+            "site run 3 of support_bot regressed: pass rate 1.00 [0.80, 1.00], average 3.30/5, gate passed, "
+            "2 questions, 0 errors; average -0.70 against site run 1 (tolerance 0.5)",
             True,
         ),
         (
@@ -250,7 +250,7 @@ def cli(root: Path, capsys: pytest.CaptureFixture[str], *arguments: str) -> tupl
     return code, out, err
 
 
-def test_site_pull_says_what_came_per_target_and_nothing_twice(
+def test_site_pull_prints_a_line_per_new_run_oldest_first_and_nothing_twice(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     site.insert(
@@ -261,15 +261,136 @@ def test_site_pull_says_what_came_per_target_and_nothing_twice(
     code, out, err = cli(project, capsys, "site", "pull", str(project))
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "support_bot: 2 new site runs; latest: site run 2 of support_bot: pass rate 0.50 [0.30, 0.70], average "
-        "3.00/5, gate failed, 2 questions, 0 errors; average +0.50 against site run 1",
-        "other_bot: 1 new site run; latest: site run 3 of other_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, "
-        "gate passed, 1 question, 0 errors",
+        "site run 1 of support_bot: pass rate 0.50 [0.30, 0.70], average 2.50/5, gate failed, 2 questions, 0 errors",
+        "site run 2 of support_bot: pass rate 0.50 [0.30, 0.70], average 3.00/5, gate failed, 2 questions, "
+        "0 errors; average +0.50 against site run 1",
+        "site run 3 of other_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, 0 errors",
     ]
     assert (
         cli(project, capsys, "site", "pull", str(project))[1]
         == f"no new site runs in sqlite file {site.path}\n"
     )
+
+
+# --- `site pull` in a terminal and in CI ----------------------------------------------------------
+
+
+def averaging(*averages: float, target: str = "support_bot") -> list[SiteRow]:
+    """A site run of `target` per average, in turn (one question scored that average)."""
+    return [runner_row(target, {"q1": average}, run_id=number) for number, average in enumerate(averages, 1)]
+
+
+def test_three_new_runs_are_three_lines_oldest_first_and_a_regression_fails_the_gate(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.5, 2.9))  # -0.50, exactly the tolerance; then -0.60
+    code, out, err = cli(project, capsys, "site", "pull", "--fail-on-regression")
+    assert code == 1
+    assert out.splitlines() == [
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors",
+        "site run 2 of support_bot: pass rate 1.00 [0.80, 1.00], average 3.50/5, gate passed, 1 question, "
+        "0 errors; average -0.50 against site run 1",
+        "site run 3 of support_bot regressed: pass rate 1.00 [0.80, 1.00], average 2.90/5, gate passed, "
+        "1 question, 0 errors; average -0.60 against site run 2 (tolerance 0.5)",
+    ]
+    assert err == "error: 1 new site run regressed (--fail-on-regression)\n"
+    # the runs are stored now: the next pull has nothing new, and passes
+    assert cli(project, capsys, "site", "pull", "--fail-on-regression")[0] == 0
+    # a regression without the flag is said, and the pull passes
+    code, out, err = cli(project, capsys, "site", "pull", "--db", str(project / "other.sqlite"))
+    assert (code, err) == (0, "") and "regressed" in out.splitlines()[2]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "tolerance", "regressed"),
+    [
+        (4.0, 3.5, None, False),  # a drop of exactly the default tolerance, 0.5
+        (3.7, 3.2, None, False),  # the same in floats that do not subtract exactly (0.5000000000000004)
+        (4.0, 3.49, None, True),
+        (4.0, 3.0, 1.0, False),  # ai-eval.toml's site.regressionTolerance
+        (4.0, 2.9, 1.0, True),
+        (4.0, 3.9, 0.0, True),  # any drop at all
+        (4.0, 4.0, 0.0, False),
+    ],
+)
+def test_a_run_regresses_when_its_average_falls_more_than_the_tolerance(
+    project: Path,
+    site: SqliteSite,
+    capsys: pytest.CaptureFixture[str],
+    before: float,
+    after: float,
+    tolerance: float | None,
+    regressed: bool,
+) -> None:
+    if tolerance is not None:
+        settings = project / "ai-eval.toml"
+        settings.write_text(settings.read_text() + f"site.regressionTolerance = {tolerance}\n")
+    site.insert(*averaging(before, after))
+    code, out, _ = cli(project, capsys, "site", "pull", "--fail-on-regression")
+    assert code == (1 if regressed else 0)
+    assert ("regressed" in out.splitlines()[1]) == regressed
+    assert ("regressed" in out.splitlines()[0]) is False
+
+
+def test_site_pull_exits_2_when_the_site_cannot_be_read(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.path.unlink()
+    code, out, err = cli(project, capsys, "site", "pull", "--fail-on-regression", "--format", "github")
+    assert (code, out) == (2, "")
+    assert err == f"error: cannot read the site's runs from sqlite file {site.path}: there is no such file\n"
+
+
+def test_site_pull_for_github_annotates_each_regression(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.0, 4.0), *averaging(5.0, 3.0, target="other, bot: 100%"))
+    code, out, _ = cli(project, capsys, "site", "pull", "--format", "github", "--fail-on-regression")
+    assert code == 1
+    assert out.splitlines() == [
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors",
+        "::error title=ai-eval-lsp%3A site run 2 of support_bot regressed::site run 2 of support_bot regressed: "
+        "pass rate 1.00 [0.80, 1.00], average 3.00/5, gate passed, 1 question, 0 errors; average -1.00 against "
+        "site run 1 (tolerance 0.5)",
+        "site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, "
+        "0 errors; average +1.00 against site run 2",
+        "site run 4 of other, bot: 100%: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, "
+        "0 errors",
+        "::error title=ai-eval-lsp%3A site run 5 of other%2C bot%3A 100%25 regressed::site run 5 of other, bot: "
+        "100%25 regressed: pass rate 1.00 [0.80, 1.00], average 3.00/5, gate passed, 1 question, 0 errors; "
+        "average -2.00 against site run 4 (tolerance 0.5)",
+    ]
+    # without the gate, a regression is a warning
+    out = cli(project, capsys, "site", "pull", "--format", "github", "--db", str(project / "b.sqlite"))[1]
+    assert out.splitlines()[1].startswith(
+        "::warning title=ai-eval-lsp%3A site run 2 of support_bot regressed::"
+    )
+
+
+def test_site_pull_as_json_gives_each_new_run_its_row_line_and_regressed(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.0))
+    code, out, _ = cli(project, capsys, "site", "pull", "--format", "json")
+    assert code == 0
+    runs = json.loads(out)
+    assert [(run["siteId"], run["run_id"], run["avg_score"], run["regressed"]) for run in runs] == [
+        (1, 1, 4.0, False),
+        (2, 2, 3.0, True),
+    ]
+    assert runs[1]["summary"].startswith("site run 2 of support_bot regressed: ")
+    assert json.loads(cli(project, capsys, "site", "pull", "--format", "json")[1]) == []
+
+
+def test_the_first_row_of_a_table_that_was_empty_is_pulled_once(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(project, capsys, "site", "pull")[1] == f"no new site runs in sqlite file {site.path}\n"
+    site.insert(*averaging(4.0))
+    assert cli(project, capsys, "site", "pull")[1] == (
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors\n"
+    )
+    assert cli(project, capsys, "site", "pull")[1] == f"no new site runs in sqlite file {site.path}\n"
 
 
 def test_history_lists_local_and_site_runs_together_marked(

@@ -218,17 +218,24 @@ def format_run(name: str, result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def site_line(row: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:
-    """A site's run in one line, as a client is told of it: its figures and, after the target's
-    previous site run, how its average moved."""
+def site_line(
+    row: Mapping[str, Any], previous: Mapping[str, Any] | None, regressed_beyond: float | None = None
+) -> str:
+    """A site's run in one line, as a client is told of it and `site pull` prints it: its figures
+    and, after the target's previous site run, how its average moved; a run whose average fell
+    more than the tolerance (`regressed_beyond`) says `regressed` first, and the tolerance last."""
+    verb = " regressed:" if regressed_beyond is not None else ":"
     line = (
-        f"{run_label(row)} of {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, "
+        f"{run_label(row)} of {row['target_id']}{verb} pass rate {row['pass_rate']:.2f} {interval(row)}, "
         f"average {row['avg_score']:.2f}/5, gate {'passed' if row['passed_gate'] else 'failed'}, "
         f"{count(row['question_count'], 'question')}, {count(row['error_count'], 'error')}"
     )
     if previous is None:
         return line
-    return f"{line}; average {signed(row['avg_score'] - previous['avg_score'])} against {run_label(previous)}"
+    moved = (
+        f"{line}; average {signed(row['avg_score'] - previous['avg_score'])} against {run_label(previous)}"
+    )
+    return moved if regressed_beyond is None else f"{moved} (tolerance {regressed_beyond:g})"
 
 
 def run_column(row: Mapping[str, Any]) -> str:
