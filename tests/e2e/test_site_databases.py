@@ -128,6 +128,28 @@ def test_site_pull_in_ci_reads_an_empty_table_then_its_new_runs_and_gates_on_a_r
     assert cli(capsys, *pull) == (0, nothing, "")
 
 
+def test_the_password_comes_from_the_user_s_config_file_and_is_never_printed(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ai-eval.toml").write_text("")  # the repository names no database
+    config = tmp_path / "config" / "ai-eval-lsp" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f"[site]\ndatabase = {json.dumps(site.url)}\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    code, out, err = cli(capsys, "site", "pull", str(project))
+    assert (code, err) == (0, "") and len(out.splitlines()) == 2
+    wrong = site.server.url(site.user, "not-" + PASSWORD, site.name, site.prefix)
+    config.write_text(f"[site]\ndatabase = {json.dumps(wrong)}\n")
+    code, out, err = cli(capsys, "site", "pull", str(project))
+    assert code == 2 and "or its password is refused" in err
+    stored = (project / ".ai_eval" / "results.sqlite").read_bytes().decode("latin-1")
+    for output in (out, err, stored):
+        assert PASSWORD not in output
+
+
 def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Path) -> None:
     from ai_eval_lsp.drupal.site_address import parse_url
     from ai_eval_lsp.runs.site import SiteReader

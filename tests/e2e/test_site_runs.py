@@ -7,7 +7,9 @@ them. The same against real MariaDB and PostgreSQL servers: tests/e2e/test_site_
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 from site_db import RUBRIC, SqliteSite, drush_row, runner_row
 
 from e2e.conftest import EDITORS, SERVER
@@ -201,6 +203,52 @@ async def test_an_untrusted_workspace_reads_no_site_its_files_name(
 ) -> None:
     answer = await command(untrusted, "aiEval.siteRuns", {})
     assert answer == {"rows": [], "note": "no project names a site database: give `site.database`"}
+
+
+USER_CONFIG = Path(tempfile.mkdtemp(prefix="ai-eval-user-config-"))
+"""XDG_CONFIG_HOME of the servers started with `WITH_USER_CONFIG`: where the user's own
+`ai-eval-lsp/config.toml` is."""
+WITH_USER_CONFIG = ClientServerConfig(
+    server_command=SERVER.server_command, server_env={**os.environ, "XDG_CONFIG_HOME": str(USER_CONFIG)}
+)
+
+
+def user_config(url: str) -> None:
+    (USER_CONFIG / "ai-eval-lsp").mkdir(exist_ok=True)
+    (USER_CONFIG / "ai-eval-lsp" / "config.toml").write_text(f'[site]\ndatabase = "{url}"\n')
+
+
+@pytest_lsp.fixture(config=WITH_USER_CONFIG)
+async def untrusted_with_config(lsp_client: LanguageClient, project: Path, site: SqliteSite):  # type: ignore[no-untyped-def]
+    """Restricted Mode, the repository's ai-eval.toml naming a site that is not there, the user's
+    own config file naming the real one."""
+    (project / "ai-eval.toml").write_text('site.database = "sqlite://localhost/not-this.sqlite"\n')
+    user_config(f"sqlite://localhost/{site.path}")
+    yield await start(lsp_client, "visual_studio_code", [project], settings={"workspaceTrusted": False})
+    await lsp_client.shutdown_session()
+
+
+async def test_the_user_s_own_config_file_names_the_site_in_an_untrusted_workspace_too(
+    untrusted_with_config: LanguageClient,
+) -> None:
+    answer = await command(untrusted_with_config, "aiEval.siteRuns", {})
+    assert "note" not in answer and [row["siteId"] for row in answer["rows"]] == [2, 1]
+
+
+@pytest_lsp.fixture(config=WITH_USER_CONFIG)
+async def configured_twice(lsp_client: LanguageClient, project: Path, site: SqliteSite):  # type: ignore[no-untyped-def]
+    """The user's config file names a site that is not there; their editor's setting, the real one."""
+    user_config("sqlite://localhost/not-this.sqlite")
+    settings = {"site": {"database": f"sqlite://localhost/{site.path}"}}
+    yield await start(lsp_client, "visual_studio_code", [project], settings=settings)
+    await lsp_client.shutdown_session()
+
+
+async def test_the_editor_s_own_setting_wins_over_the_user_s_config_file(
+    configured_twice: LanguageClient,
+) -> None:
+    answer = await command(configured_twice, "aiEval.siteRuns", {})
+    assert "note" not in answer and [row["siteId"] for row in answer["rows"]] == [2, 1]
 
 
 class Trickle:

@@ -393,6 +393,51 @@ def test_the_first_row_of_a_table_that_was_empty_is_pulled_once(
     assert cli(project, capsys, "site", "pull")[1] == f"no new site runs in sqlite file {site.path}\n"
 
 
+# --- where the password comes from ----------------------------------------------------------------
+
+
+def user_config(home: Path, url: str) -> None:
+    """The user's own `~/.config/ai-eval-lsp/config.toml` (under `home`, as XDG_CONFIG_HOME)."""
+    (home / "ai-eval-lsp").mkdir(parents=True, exist_ok=True)
+    (home / "ai-eval-lsp" / "config.toml").write_text(f'[site]\ndatabase = "{url}"\n')
+
+
+def test_the_user_s_config_file_names_the_site_over_the_project_and_the_environment_over_both(
+    tmp_path: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "ai-eval.toml").write_text('site.database = "sqlite://localhost/nowhere.sqlite"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    site.insert(*averaging(4.0))
+    code, _, err = cli(root, capsys, "site", "pull")
+    assert code == 2 and "nowhere.sqlite: there is no such file" in err  # the project's
+    user_config(tmp_path / "config", f"sqlite://localhost/{site.path}")
+    code, out, err = cli(root, capsys, "site", "pull")
+    assert (code, err) == (0, "") and out.startswith("site run 1 of support_bot: ")  # the user's, over it
+    code, out, _ = cli(root, capsys, "history", "support_bot", "--site")
+    assert code == 0 and out.splitlines()[2].startswith("site 1  ")
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", "sqlite://localhost/elsewhere.sqlite")
+    code, _, err = cli(root, capsys, "site", "pull")
+    assert code == 2 and "elsewhere.sqlite: there is no such file" in err  # the environment's, over both
+
+
+def test_a_wrong_url_in_the_user_s_config_file_is_named_by_where_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ai-eval.toml").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    user_config(tmp_path / "config", "mariadb://reader:s3cr3t@db/shop")
+    code, _, err = cli(tmp_path, capsys, "site", "pull", str(tmp_path))
+    assert code == 2
+    assert err == (
+        f"error: no site runs: `[site] database` in {tmp_path / 'config' / 'ai-eval-lsp' / 'config.toml'} names "
+        "`mariadb`; it must start with mysql://, pgsql:// or sqlite:// (the drivers Drupal core supports)\n"
+    )
+
+
 def test_history_lists_local_and_site_runs_together_marked(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
