@@ -20,6 +20,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from site_db import RUBRIC, SqliteSite, drush_row, runner_row
+from site_shapes import codebase
 
 from e2e.conftest import EDITORS, SERVER
 from e2e.helpers import diagnostics, open_document, start
@@ -160,15 +161,30 @@ async def plain(request: pytest.FixtureRequest, lsp_client: LanguageClient, proj
     await lsp_client.shutdown_session()
 
 
-async def test_a_client_that_does_not_show_runs_gets_the_line_as_a_message(
+async def test_a_client_that_does_not_show_runs_gets_a_regression_as_a_message_and_the_others_in_its_log(
     plain: LanguageClient, project: Path, site: SqliteSite
 ) -> None:
     await open_document(plain, project / "refund.rubric.yaml")
     await command(plain, "aiEval.siteRuns", {})
-    site.insert(runner_row("support_bot", {"q17": 0.0}, run_id=3))
-    await until(lambda: any("site run 3 of support_bot" in m.message for m in plain.messages), POLL + 10)
-    (shown,) = [m for m in plain.messages if "site run 3 of support_bot" in m.message]
-    assert shown.type == types.MessageType.Warning  # it regressed
+    site.insert(runner_row("support_bot", {"q17": 5.0}, run_id=3))  # +1.00
+    await until(lambda: any("site run 3 of support_bot" in m.message for m in plain.log_messages), POLL + 10)
+    site.insert(runner_row("support_bot", {"q17": 0.0}, run_id=4))  # -5.00
+    await until(lambda: any("site run 4 of support_bot" in m.message for m in plain.messages), POLL + 10)
+    await asyncio.sleep(3 * POLL)
+    (shown,) = [m for m in plain.messages if "site run" in m.message]  # the regression, alone
+    assert shown.type == types.MessageType.Warning
+    assert shown.message.startswith("site run 4 of support_bot regressed: ")
+    logged = [
+        m.message for m in plain.log_messages if "site run 3 of" in m.message or "site run 4 of" in m.message
+    ]
+    assert logged == [
+        f"{project}: site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, "
+        "1 question, 0 errors; average +1.00 against site run 2"
+    ]
+    assert [(note.siteId, note.regressed) for note in site_notes(plain)] == [(3, False), (4, True)]
+    assert [
+        m.message for m in plain.log_messages if "site runs read" in m.message or "site run read" in m.message
+    ] == [f"{project}: 2 site runs read from sqlite file {site.path}"]
 
 
 async def test_a_site_that_cannot_be_read_is_said_once_and_read_again_once_back(
@@ -203,6 +219,41 @@ async def test_an_untrusted_workspace_reads_no_site_its_files_name(
 ) -> None:
     answer = await command(untrusted, "aiEval.siteRuns", {})
     assert answer == {"rows": [], "note": "no project names a site database: give `site.database`"}
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def drupal(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A Drupal codebase with no configuration export (a note says so), whose site has one run."""
+    site = SqliteSite(tmp_path / "site.sqlite")
+    site.insert(runner_row("support_bot", {"q17": 5.0}, run_id=1))
+    root = site_project(tmp_path / "project", f"sqlite://localhost/{site.path}")
+    codebase(root)
+    client = await start(
+        lsp_client, "visual_studio_code", [root], experimental={"aiEval": {"runComplete": True}}
+    )
+    client.project, client.site = root, site  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def test_the_first_read_is_one_line_in_the_log_and_the_project_s_note_is_shown_once(
+    drupal: LanguageClient,
+) -> None:
+    root: Path = drupal.project  # type: ignore[attr-defined]
+    site: SqliteSite = drupal.site  # type: ignore[attr-defined]
+    uri = (root / "refund.cases.yaml").as_uri()
+    await command(drupal, "aiEval.siteRuns", {"uri": uri})
+    await open_document(drupal, root / "refund.cases.yaml")
+    site.insert(runner_row("support_bot", {"q17": 4.0}, run_id=2))
+    await command(drupal, "aiEval.siteRuns", {"uri": uri})
+    drupal.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await until(lambda: len(site_notes(drupal)) == 1, POLL + 10)
+    await asyncio.sleep(3 * POLL)
+    assert [m.message for m in drupal.log_messages if " read from " in m.message] == [
+        f"{root}: 1 site run read from sqlite file {site.path}"
+    ]
+    notes = [m.message for m in drupal.messages if "core.extension.yml" in m.message]
+    assert len(notes) == 1 and notes[0].startswith("AI Eval: no core.extension.yml found")
 
 
 USER_CONFIG = Path(tempfile.mkdtemp(prefix="ai-eval-user-config-"))
