@@ -204,18 +204,44 @@ def summary(result: RunResult) -> str:
     return f"{result.row['target_id']}: " + "; ".join(parts)
 
 
-def format_run(name: str, result: RunResult) -> str:
+def format_run(name: str, result: RunResult, every_case: bool = False) -> str:
+    """A run as `run` prints it: its line, the cases that failed, errored or missed their `expect`
+    (`every_case`: every case), how many of each, the diff to the run before, and the row's
+    identity (`--format json` has the whole row: a big run's `scores_json` is no line to read)."""
     row = result.row
     cases, errors = row["question_count"], row["error_count"]
     lines = [f"{name}: {run_line(result)}"]
     if cases and errors == cases:
         lines.append("  warning: no case could be scored; see the errors below")
-    lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=False)]
+    lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=not every_case)]
+    lines.append(f"  {_tally(result, every_case)}")
     if result.previous is not None:
         lines.append(f"  {diff_line(result.previous)}")
     lines += [f"  {notice}" for notice in result.notices]
-    lines.append("  row: " + json.dumps(row, ensure_ascii=False))
+    lines.append(
+        "  row: " + json.dumps({key: row[key] for key in ROW_SHOWN}, ensure_ascii=False)[:-1] + ", ...}"
+    )
     return "\n".join(lines)
+
+
+ROW_SHOWN = ("id", "target_id", "run_id")
+"""The fields of the row `run`'s text names it by (the rest: `--format json`)."""
+
+
+def _tally(result: RunResult, every_case: bool) -> str:
+    """How many cases passed, failed and errored (those of none said), how many missed their
+    `expect`, and, where cases were left out, how to see them: `3 passed, 2 failed; -v lists every
+    case`."""
+    scored = [case for case in result.cases if case.scored and case.verdict is not None]
+    passed = sum(1 for case in scored if case.verdict is not None and case.verdict.passed)
+    counts = {"passed": passed, "failed": len(scored) - passed, "errored": len(result.cases) - len(scored)}
+    parts = [", ".join(f"{number} {word}" for word, number in counts.items() if number) or "no case"]
+    missed = sum(1 for case in result.cases if not case.expectation_met)
+    if missed:
+        parts.append(f"{missed} missed {'its' if missed == 1 else 'their'} `expect`")
+    if not every_case and any(not noteworthy(case) for case in result.cases):
+        parts.append("-v lists every case")
+    return "; ".join(parts)
 
 
 def site_line(
