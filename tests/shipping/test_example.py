@@ -34,5 +34,7 @@ def test_the_readme_example_runs_and_prints_what_the_readme_shows(tmp_path: Path
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines() == shown
     # the user's environment is clean: no plugin warnings, no notices about the example site
-    assert done.stderr == ""
+    # (a run that takes more than a second, as on a loaded machine, says its progress there)
+    said = [line for line in done.stderr.splitlines() if not re.fullmatch(r".*: \d+/\d+ cases", line)]
+    assert said == []
     assert (checkout / "examples/drupal-site/.ai_eval/results.sqlite").is_file()

@@ -488,6 +488,11 @@ class ResultStore:
         else:
             if base_ref is None:
                 raise StoreError("name the base run too: a diff of one run compares it with a later one")
+            if base_ref == "site:latest" and head_ref is None:
+                raise StoreError(
+                    "`site:latest` is the site's latest run: name the run to compare it with too "
+                    "(`diff site:latest latest`: your latest run of the cases file mirroring its target)"
+                )
             targets = _Targets(target)
             named: dict[tuple[str, int] | str, dict[str, Any]] = {}
             # the runs named by id first, then the local runs named `latest` or `previous`, each
