@@ -128,6 +128,37 @@ def test_site_pull_in_ci_reads_an_empty_table_then_its_new_runs_and_gates_on_a_r
     assert cli(capsys, *pull) == (0, nothing, "")
 
 
+def test_site_runs_flip_as_their_rows_pass_rates_say_whatever_the_server_s_number_types(
+    empty_site: ServerSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's rows, and a pass rate of 2/3 as PostgreSQL's NUMERIC(10,4) keeps it (0.6667):
+    each question's verdict is the one its row implies."""
+    empty_site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 4.5}, run_id=17),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 4.5}, run_id=19),
+        runner_row("support_bot", {"q1": 1.0, "q2": 3.0, "q3": 2.0}, run_id=20, pass_rate=2 / 3),
+    )
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", empty_site.url)
+    (tmp_path / "ai-eval.toml").write_text("")
+    assert cli(capsys, "site", "pull", str(tmp_path))[0] == 0
+    code, out, _ = cli(capsys, "--root", str(tmp_path), "diff", "site:1", "site:2", "--format", "json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["flipped"] == ["q1", "q3"]
+    assert [case["base"]["passed"] for case in found["cases"]] == [True, False, True, True]
+    code, out, _ = cli(capsys, "--root", str(tmp_path), "diff", "site:2", "site:3", "--format", "json")
+    heads = {case["caseId"]: case["head"] for case in json.loads(out)["cases"]}
+    assert heads == {
+        "q1": {"score": 1.0, "passed": False},
+        "q2": {"score": 3.0, "passed": True},
+        "q3": {"score": 2.0, "passed": True},
+        "q4": None,  # site run 3 did not ask it
+    }
+
+
 def test_the_password_comes_from_the_user_s_config_file_and_is_never_printed(
     site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

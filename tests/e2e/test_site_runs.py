@@ -137,6 +137,38 @@ async def test_site_runs_answer_from_the_store_and_diff_against_the_local_run(
     assert history.splitlines()[2].startswith("site 2 ")
 
 
+async def test_the_server_answers_a_site_question_s_verdict_from_its_row_tied_ones_unknown(
+    showing: LanguageClient, site: SqliteSite
+) -> None:
+    """`aiEval.diff` and `aiEval.render` as the editors get them: each site question's verdict is
+    the one its row implies; the questions tied at the row's line are `passed: null`, never
+    flipped."""
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 4.0, "q3": 4.0, "q4": 1.0}, run_id=3, pass_rate=0.5),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 4.0, "q4": 1.0}, run_id=4, pass_rate=0.25),
+    )
+    await command(showing, "aiEval.siteRuns", {})
+    found = await command(
+        showing, "aiEval.diff", {"base": "site:3", "head": "site:4", "target": "support_bot"}
+    )
+    assert [(case["caseId"], case["base"], case["head"]) for case in found["cases"]] == [
+        ("q1", {"score": 5.0, "passed": True}, {"score": 0.0, "passed": False}),
+        ("q2", {"score": 4.0, "passed": None}, {"score": 0.0, "passed": False}),
+        ("q3", {"score": 4.0, "passed": None}, {"score": 4.0, "passed": True}),
+        ("q4", {"score": 1.0, "passed": False}, {"score": 1.0, "passed": False}),
+    ]
+    assert found["flipped"] == ["q1"]
+    argument = {"what": "diff", "base": "site:3", "head": "site:4", "target": "support_bot"}
+    text = (await command(showing, "aiEval.render", {**argument, "format": "text"}))["text"]
+    assert "q2    tied 4.00  fail 0.00  down" in text.splitlines() and text.splitlines()[-1].startswith(
+        "tied: "
+    )
+    markdown = (await command(showing, "aiEval.render", {**argument, "format": "markdown"}))["text"]
+    assert "| `q3` | tied 4.00 | pass 4.00 |  |" in markdown.splitlines()
+    html = (await command(showing, "aiEval.render", {**argument, "format": "html"}))["text"]
+    assert "q2    tied 4.00  fail 0.00  down" in html
+
+
 async def test_a_site_target_s_history_names_its_runs_and_opens_on_its_latest_two(
     showing: LanguageClient, project: Path
 ) -> None:

@@ -687,6 +687,12 @@ def test_a_run_name_that_names_nothing_says_what_names_runs(
     code, _, err = cli(project, capsys, "diff", "site:x", "latest")
     assert code == 2
     assert err == "error: `site:x` names no run: write a run id, latest, previous, site:ID or site:latest\n"
+    code, _, err = cli(project, capsys, "diff", "site:latest")
+    assert (code, err) == (
+        2,
+        "error: `site:latest` is the site's latest run: name the run to compare it with too "
+        "(`diff site:latest latest`: your latest run of the cases file mirroring its target)\n",
+    )
     code, _, err = cli(project, capsys, "diff", "site:4")
     assert (
         err.startswith("error: ")
