@@ -445,7 +445,8 @@ def format_diff_markdown(comparison: Diff) -> str:
             lines += ["", f"<details><summary>{title} ({len(cases)})</summary>", "", *table, "", "</details>"]
         else:
             lines += ["", f"**{title}**", "", *table]
-    lines += [f"\n_{_cell(line)}_" for line in _tied(comparison)]
+    for line in _tied(comparison):
+        lines += ["", f"_{_cell(line)}_"]
     return "\n".join(lines)
 
 
