@@ -98,6 +98,8 @@ class SiteRow:
     timestamp: int = 1_780_000_000
     passing: float = 2.5
     """The 0..5 score at which a question passes (for the row's pass rate)."""
+    pass_rate: float | None = None
+    """The row's pass rate, where the site's graders passed other questions than `passing` says."""
     run_id: int | None = None
     duration: float = 42
     source: str = "manual"
@@ -106,7 +108,7 @@ class SiteRow:
     def values(self) -> dict[str, Any]:
         scored = [score for score in self.scores.values() if score is not None]
         passed = sum(1 for score in scored if score >= self.passing)
-        rate = passed / len(scored) if scored else 0.0
+        rate = self.pass_rate if self.pass_rate is not None else passed / len(scored) if scored else 0.0
         return {
             "target_id": self.target_id,
             "run_id": self.run_id,

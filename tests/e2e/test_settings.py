@@ -1,4 +1,4 @@
-"""A mistyped setting is said once, where the user sees it, with what was meant."""
+"""A mistyped setting is said once when it appears, where the user sees it, with what was meant."""
 
 from __future__ import annotations
 
@@ -33,19 +33,31 @@ def shown(client: LanguageClient) -> list[str]:
     return [m.message for m in client.messages if m.message.startswith("aiEval settings")]
 
 
-def logged(client: LanguageClient) -> int:
-    return sum(m.message.startswith("aiEval settings") for m in client.log_messages)
+def logged(client: LanguageClient) -> list[str]:
+    return [m.message for m in client.log_messages if m.message.startswith("aiEval settings")]
 
 
-async def test_a_mistyped_setting_is_shown_once_with_a_did_you_mean(client: LanguageClient) -> None:
-    # read for the server and for each of the two folders: shown once each, logged every time
-    assert shown(client) == SAID
-    assert all(m.type == types.MessageType.Warning for m in client.messages)
-    before = logged(client)
+async def changed(client: LanguageClient, settings: dict[str, object], until: list[str]) -> None:
+    """The editor's settings changed to `settings`; returns once the log holds `until`."""
+    client.set_configuration({"runTimeoutSeconds": 5, **settings}, section="aiEval")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     for _ in range(200):
-        if logged(client) >= before + 3 * len(SAID):
-            break
+        if logged(client) == until:
+            return
         await asyncio.sleep(0.05)
-    assert logged(client) == before + 3 * len(SAID)
-    assert shown(client) == SAID
+    assert logged(client) == until
+
+
+async def test_a_mistyped_setting_is_said_once_when_it_appears_with_a_did_you_mean(
+    client: LanguageClient,
+) -> None:
+    # read from the initialization options, for the server and for each of the two folders, and
+    # again at every change: said once, in the log and as a message
+    assert shown(client) == SAID and logged(client) == SAID
+    assert all(m.type == types.MessageType.Warning for m in client.messages)
+    other = "aiEval settings: unknown setting `rubricGlobz`; did you mean `rubricGlobs`?"
+    await changed(client, MISTAKES, SAID)  # read again: nothing new
+    await changed(client, {"rubricGlobz": ["evals/*.yaml"]}, [*SAID, other])  # fixed, another made
+    await changed(client, MISTAKES, [*SAID, other, *SAID])  # made again: said again
+    await asyncio.sleep(0.5)
+    assert logged(client) == [*SAID, other, *SAID] and shown(client) == [*SAID, other, *SAID]

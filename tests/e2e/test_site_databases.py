@@ -18,7 +18,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from site_db import RUBRIC, ServerSite, drush_row, runner_row
+from site_db import RUBRIC, ServerSite, SiteRow, drush_row, runner_row
 from site_shapes import SHAPES, SITE_OF_SHAPE, Database
 
 from ai_eval_lsp.cli import main
@@ -70,7 +70,10 @@ def test_every_way_a_project_names_its_database_reaches_the_server(
         (tmp_path / "ai-eval.toml").write_text(f'drupal.site = "{SITE_OF_SHAPE[shape]}"\n')
     code, out, err = cli(capsys, "site", "pull", str(tmp_path))
     assert code == 0 and "error" not in err and "warning" not in err, err
-    assert out.startswith("support_bot: 2 new site runs; latest: site run 2 of support_bot: pass rate 0.50")
+    assert [line.split(", average")[0] for line in out.splitlines()] == [
+        "site run 1 of support_bot: pass rate 0.50 [0.30, 0.70]",
+        "site run 2 of support_bot regressed: pass rate 0.50 [0.30, 0.70]",  # 3.00 to 2.00
+    ]
     code, out, _ = cli(capsys, "--root", str(tmp_path), "history", "support_bot", "--format", "json")
     rows = [
         {key: row[key] for key in ("siteId", "run_id", "duration", "source", "avg_score")}
@@ -80,6 +83,102 @@ def test_every_way_a_project_names_its_database_reaches_the_server(
         {"siteId": 2, "run_id": None, "duration": 7.25, "source": "drush", "avg_score": 2.0},
         {"siteId": 1, "run_id": 41, "duration": 42.0, "source": "manual", "avg_score": 3.0},
     ]
+
+
+@pytest.fixture
+def empty_site(server: Any) -> Iterator[ServerSite]:
+    """A site whose ai_eval table has no row yet."""
+    found = ServerSite(server, f"site_{next(names)}", PASSWORD)
+    yield found
+    server.drop_database(found.name)
+
+
+def averaging(*averages: float) -> list[SiteRow]:
+    """A run of `support_bot` per average, in turn (one question scored that average)."""
+    return [
+        runner_row("support_bot", {"q1": average}, run_id=number)
+        for number, average in enumerate(averages, 1)
+    ]
+
+
+def test_site_pull_in_ci_reads_an_empty_table_then_its_new_runs_and_gates_on_a_regression(
+    empty_site: ServerSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", empty_site.url)
+    (tmp_path / "ai-eval.toml").write_text("")
+    pull = ("site", "pull", str(tmp_path), "--fail-on-regression", "--format", "github")
+    server = empty_site.server
+    nothing = f"no new site runs in {server.driver} database `{empty_site.name}` on 127.0.0.1:{server.port} as `{empty_site.user}`\n"
+    assert cli(capsys, *pull) == (0, nothing, "")
+    empty_site.insert(*averaging(4.0, 3.5, 2.9))  # -0.50, exactly the tolerance; then -0.60
+    code, out, err = cli(capsys, *pull)
+    assert code == 1
+    assert out.splitlines() == [
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors",
+        "site run 2 of support_bot: pass rate 1.00 [0.80, 1.00], average 3.50/5, gate passed, 1 question, "
+        "0 errors; average -0.50 against site run 1",
+        "::error title=ai-eval-lsp%3A site run 3 of support_bot regressed::site run 3 of support_bot regressed: "
+        "pass rate 1.00 [0.80, 1.00], average 2.90/5, gate passed, 1 question, 0 errors; average -0.60 against "
+        "site run 2 (tolerance 0.5)",
+    ]
+    assert err == "error: 1 new site run regressed (--fail-on-regression)\n"
+    assert cli(capsys, *pull) == (0, nothing, "")
+
+
+def test_site_runs_flip_as_their_rows_pass_rates_say_whatever_the_server_s_number_types(
+    empty_site: ServerSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's rows, and a pass rate of 2/3 as PostgreSQL's NUMERIC(10,4) keeps it (0.6667):
+    each question's verdict is the one its row implies."""
+    empty_site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 4.5}, run_id=17),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 4.5}, run_id=19),
+        runner_row("support_bot", {"q1": 1.0, "q2": 3.0, "q3": 2.0}, run_id=20, pass_rate=2 / 3),
+    )
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", empty_site.url)
+    (tmp_path / "ai-eval.toml").write_text("")
+    assert cli(capsys, "site", "pull", str(tmp_path))[0] == 0
+    code, out, _ = cli(capsys, "--root", str(tmp_path), "diff", "site:1", "site:2", "--format", "json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["flipped"] == ["q1", "q3"]
+    assert [case["base"]["passed"] for case in found["cases"]] == [True, False, True, True]
+    code, out, _ = cli(capsys, "--root", str(tmp_path), "diff", "site:2", "site:3", "--format", "json")
+    heads = {case["caseId"]: case["head"] for case in json.loads(out)["cases"]}
+    assert heads == {
+        "q1": {"score": 1.0, "passed": False},
+        "q2": {"score": 3.0, "passed": True},
+        "q3": {"score": 2.0, "passed": True},
+        "q4": None,  # site run 3 did not ask it
+    }
+
+
+def test_the_password_comes_from_the_user_s_config_file_and_is_never_printed(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ai-eval.toml").write_text("")  # the repository names no database
+    config = tmp_path / "config" / "ai-eval-lsp" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f"[site]\ndatabase = {json.dumps(site.url)}\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    code, out, err = cli(capsys, "site", "pull", str(project))
+    assert (code, err) == (0, "") and len(out.splitlines()) == 2
+    wrong = site.server.url(site.user, "not-" + PASSWORD, site.name, site.prefix)
+    config.write_text(f"[site]\ndatabase = {json.dumps(wrong)}\n")
+    code, out, err = cli(capsys, "site", "pull", str(project))
+    assert code == 2 and "or its password is refused" in err
+    stored = (project / ".ai_eval" / "results.sqlite").read_bytes().decode("latin-1")
+    for output in (out, err, stored):
+        assert PASSWORD not in output
 
 
 def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Path) -> None:
@@ -128,10 +227,10 @@ def test_each_trouble_gives_its_note_and_never_the_password(
     )
     site.execute(f"UPDATE {site.prefix}ai_eval_result SET target_id = '' WHERE id = 2")
     site.insert(drush_row("support_bot", {"q1": 5.0}))
-    assert (
-        pull(site.url).splitlines()[0]
-        == "support_bot: 2 new site runs; latest: site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, 0 errors; average +2.00 against site run 1"
-    )
+    assert pull(site.url).splitlines() == [
+        "site run 1 of support_bot: pass rate 0.50 [0.30, 0.70], average 3.00/5, gate failed, 3 questions, 1 error",
+        "site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, 0 errors; average +2.00 against site run 1",
+    ]
     assert (
         "warning: site row 2 of `drupal_ai_eval_result` is skipped: `target_id` is '', not a target id"
         in said[-1]
@@ -200,10 +299,51 @@ async def test_a_row_the_site_inserts_reaches_the_editor_within_a_poll_and_a_reg
     assert waited < POLL + 10
     (note,) = site_notes(editor)
     assert (note.siteId, note.run_id, note.regressed) == (3, 42, True)
-    assert note.summary.endswith(
-        "average 0.00/5, gate failed, 2 questions, 0 errors; average -2.00 against site run 2"
+    assert note.summary.startswith("site run 3 of support_bot regressed: ") and note.summary.endswith(
+        "average 0.00/5, gate failed, 2 questions, 0 errors; average -2.00 against site run 2 (tolerance 0.5)"
     )
     assert PASSWORD not in repr(note) and not [m for m in editor.log_messages if PASSWORD in m.message]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def watching(lsp_client: LanguageClient, empty_site: ServerSite, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """An editor on a project whose site's table is empty when it loads, with its own tolerance."""
+    root = project(tmp_path / "project", empty_site.url)
+    (root / "ai-eval.toml").write_text(
+        (root / "ai-eval.toml").read_text() + "site.regressionTolerance = 2.5\n"
+    )
+    client = await start(
+        lsp_client, "visual_studio_code", [root], experimental={"aiEval": {"runComplete": True}}
+    )
+    client.project = root  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def test_the_first_rows_of_an_empty_table_are_each_announced_once_by_the_project_s_tolerance(
+    watching: LanguageClient, empty_site: ServerSite
+) -> None:
+    root: Path = watching.project  # type: ignore[attr-defined]
+    await open_document(watching, root / "refund.rubric.yaml")
+    assert await command(watching, "aiEval.siteRuns", {}) == {"rows": []}  # the first read: none
+    empty_site.insert(*averaging(5.0))
+    await until(lambda: len(site_notes(watching)) == 1, POLL + 10)
+    # several rows in one poll, each against the one before: -2.00, +2.00, -2.50 (exactly the
+    # tolerance of ai-eval.toml), +2.50, -2.60
+    empty_site.insert(*averaging(3.0, 5.0, 2.5, 5.0, 2.4))
+    await until(lambda: len(site_notes(watching)) == 6, POLL + 10)
+    await asyncio.sleep(3 * POLL)
+    notes = site_notes(watching)
+    assert [(note.siteId, note.regressed) for note in notes] == [
+        (1, False),
+        (2, False),
+        (3, False),
+        (4, False),
+        (5, False),
+        (6, True),
+    ]
+    assert notes[5].summary.endswith("average -2.60 against site run 5 (tolerance 2.5)")
+    assert not [m for m in watching.log_messages if "site runs read" in m.message]  # nothing read at first
 
 
 @pytest_lsp.fixture(config=SERVER)

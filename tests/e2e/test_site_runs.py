@@ -7,7 +7,9 @@ them. The same against real MariaDB and PostgreSQL servers: tests/e2e/test_site_
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -16,8 +18,9 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 from site_db import RUBRIC, SqliteSite, drush_row, runner_row
+from site_shapes import codebase
 
 from e2e.conftest import EDITORS, SERVER
 from e2e.helpers import diagnostics, open_document, start
@@ -90,8 +93,8 @@ async def test_a_row_the_site_inserts_reaches_the_client_once_and_a_regression_i
     (note,) = site_notes(showing)
     assert (note.siteId, note.target_id, note.run_id, note.regressed) == (3, "support_bot", 2, True)
     assert note.summary == (
-        "site run 3 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, 2 questions, "
-        "0 errors; average -2.50 against site run 2"
+        "site run 3 of support_bot regressed: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, "
+        "2 questions, 0 errors; average -2.50 against site run 2 (tolerance 0.5)"
     )
     await asyncio.sleep(3 * POLL)
     assert len(site_notes(showing)) == 1  # once
@@ -120,16 +123,50 @@ async def test_site_runs_answer_from_the_store_and_diff_against_the_local_run(
     cases_uri = (project / "refund.cases.yaml").as_uri()
     await command(showing, "aiEval.runCases", {"uri": cases_uri})
     found = await command(showing, "aiEval.diff", {"base": "site:latest", "head": "latest"})
+    # the site's row passed both questions (pass rate 1.0): its verdicts, not the rubric's pass line
     assert found["cases"] == [
-        {"caseId": "q17", "base": {"score": 4.0, "passed": False}, "head": {"score": 5.0, "passed": True}},
-        {"caseId": "q1", "base": {"score": 4.0, "passed": False}, "head": None},
+        {"caseId": "q17", "base": {"score": 4.0, "passed": True}, "head": {"score": 5.0, "passed": True}},
+        {"caseId": "q1", "base": {"score": 4.0, "passed": True}, "head": None},
     ]
+    assert found["flipped"] == []
     text = (
         await command(showing, "aiEval.render", {"what": "diff", "base": "site:latest", "head": "latest"})
     )["text"]
     assert text.splitlines()[0].startswith("refund_answer: site run 2 (")
     history = (await command(showing, "aiEval.render", {"what": "history", "target": "support_bot"}))["text"]
     assert history.splitlines()[2].startswith("site 2 ")
+
+
+async def test_the_server_answers_a_site_question_s_verdict_from_its_row_tied_ones_unknown(
+    showing: LanguageClient, site: SqliteSite
+) -> None:
+    """`aiEval.diff` and `aiEval.render` as the editors get them: each site question's verdict is
+    the one its row implies; the questions tied at the row's line are `passed: null`, never
+    flipped."""
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 4.0, "q3": 4.0, "q4": 1.0}, run_id=3, pass_rate=0.5),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 4.0, "q4": 1.0}, run_id=4, pass_rate=0.25),
+    )
+    await command(showing, "aiEval.siteRuns", {})
+    found = await command(
+        showing, "aiEval.diff", {"base": "site:3", "head": "site:4", "target": "support_bot"}
+    )
+    assert [(case["caseId"], case["base"], case["head"]) for case in found["cases"]] == [
+        ("q1", {"score": 5.0, "passed": True}, {"score": 0.0, "passed": False}),
+        ("q2", {"score": 4.0, "passed": None}, {"score": 0.0, "passed": False}),
+        ("q3", {"score": 4.0, "passed": None}, {"score": 4.0, "passed": True}),
+        ("q4", {"score": 1.0, "passed": False}, {"score": 1.0, "passed": False}),
+    ]
+    assert found["flipped"] == ["q1"]
+    argument = {"what": "diff", "base": "site:3", "head": "site:4", "target": "support_bot"}
+    text = (await command(showing, "aiEval.render", {**argument, "format": "text"}))["text"]
+    assert "q2    tied 4.00  fail 0.00  down" in text.splitlines() and text.splitlines()[-1].startswith(
+        "tied: "
+    )
+    markdown = (await command(showing, "aiEval.render", {**argument, "format": "markdown"}))["text"]
+    assert "| `q3` | tied 4.00 | pass 4.00 |  |" in markdown.splitlines()
+    html = (await command(showing, "aiEval.render", {**argument, "format": "html"}))["text"]
+    assert "q2    tied 4.00  fail 0.00  down" in html
 
 
 async def test_a_site_target_s_history_names_its_runs_and_opens_on_its_latest_two(
@@ -156,15 +193,30 @@ async def plain(request: pytest.FixtureRequest, lsp_client: LanguageClient, proj
     await lsp_client.shutdown_session()
 
 
-async def test_a_client_that_does_not_show_runs_gets_the_line_as_a_message(
+async def test_a_client_that_does_not_show_runs_gets_a_regression_as_a_message_and_the_others_in_its_log(
     plain: LanguageClient, project: Path, site: SqliteSite
 ) -> None:
     await open_document(plain, project / "refund.rubric.yaml")
     await command(plain, "aiEval.siteRuns", {})
-    site.insert(runner_row("support_bot", {"q17": 0.0}, run_id=3))
-    await until(lambda: any("site run 3 of support_bot" in m.message for m in plain.messages), POLL + 10)
-    (shown,) = [m for m in plain.messages if "site run 3 of support_bot" in m.message]
-    assert shown.type == types.MessageType.Warning  # it regressed
+    site.insert(runner_row("support_bot", {"q17": 5.0}, run_id=3))  # +1.00
+    await until(lambda: any("site run 3 of support_bot" in m.message for m in plain.log_messages), POLL + 10)
+    site.insert(runner_row("support_bot", {"q17": 0.0}, run_id=4))  # -5.00
+    await until(lambda: any("site run 4 of support_bot" in m.message for m in plain.messages), POLL + 10)
+    await asyncio.sleep(3 * POLL)
+    (shown,) = [m for m in plain.messages if "site run" in m.message]  # the regression, alone
+    assert shown.type == types.MessageType.Warning
+    assert shown.message.startswith("site run 4 of support_bot regressed: ")
+    logged = [
+        m.message for m in plain.log_messages if "site run 3 of" in m.message or "site run 4 of" in m.message
+    ]
+    assert logged == [
+        f"{project}: site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, "
+        "1 question, 0 errors; average +1.00 against site run 2"
+    ]
+    assert [(note.siteId, note.regressed) for note in site_notes(plain)] == [(3, False), (4, True)]
+    assert [
+        m.message for m in plain.log_messages if "site runs read" in m.message or "site run read" in m.message
+    ] == [f"{project}: 2 site runs read from sqlite file {site.path}"]
 
 
 async def test_a_site_that_cannot_be_read_is_said_once_and_read_again_once_back(
@@ -199,6 +251,87 @@ async def test_an_untrusted_workspace_reads_no_site_its_files_name(
 ) -> None:
     answer = await command(untrusted, "aiEval.siteRuns", {})
     assert answer == {"rows": [], "note": "no project names a site database: give `site.database`"}
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def drupal(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A Drupal codebase with no configuration export (a note says so), whose site has one run."""
+    site = SqliteSite(tmp_path / "site.sqlite")
+    site.insert(runner_row("support_bot", {"q17": 5.0}, run_id=1))
+    root = site_project(tmp_path / "project", f"sqlite://localhost/{site.path}")
+    codebase(root)
+    client = await start(
+        lsp_client, "visual_studio_code", [root], experimental={"aiEval": {"runComplete": True}}
+    )
+    client.project, client.site = root, site  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def test_the_first_read_is_one_line_in_the_log_and_the_project_s_note_is_shown_once(
+    drupal: LanguageClient,
+) -> None:
+    root: Path = drupal.project  # type: ignore[attr-defined]
+    site: SqliteSite = drupal.site  # type: ignore[attr-defined]
+    uri = (root / "refund.cases.yaml").as_uri()
+    await command(drupal, "aiEval.siteRuns", {"uri": uri})
+    await open_document(drupal, root / "refund.cases.yaml")
+    site.insert(runner_row("support_bot", {"q17": 4.0}, run_id=2))
+    await command(drupal, "aiEval.siteRuns", {"uri": uri})
+    drupal.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await until(lambda: len(site_notes(drupal)) == 1, POLL + 10)
+    await asyncio.sleep(3 * POLL)
+    assert [m.message for m in drupal.log_messages if " read from " in m.message] == [
+        f"{root}: 1 site run read from sqlite file {site.path}"
+    ]
+    notes = [m.message for m in drupal.messages if "core.extension.yml" in m.message]
+    assert len(notes) == 1 and notes[0].startswith("AI Eval: no core.extension.yml found")
+
+
+USER_CONFIG = Path(tempfile.mkdtemp(prefix="ai-eval-user-config-"))
+"""XDG_CONFIG_HOME of the servers started with `WITH_USER_CONFIG`: where the user's own
+`ai-eval-lsp/config.toml` is."""
+WITH_USER_CONFIG = ClientServerConfig(
+    server_command=SERVER.server_command, server_env={**os.environ, "XDG_CONFIG_HOME": str(USER_CONFIG)}
+)
+
+
+def user_config(url: str) -> None:
+    (USER_CONFIG / "ai-eval-lsp").mkdir(exist_ok=True)
+    (USER_CONFIG / "ai-eval-lsp" / "config.toml").write_text(f'[site]\ndatabase = "{url}"\n')
+
+
+@pytest_lsp.fixture(config=WITH_USER_CONFIG)
+async def untrusted_with_config(lsp_client: LanguageClient, project: Path, site: SqliteSite):  # type: ignore[no-untyped-def]
+    """Restricted Mode, the repository's ai-eval.toml naming a site that is not there, the user's
+    own config file naming the real one."""
+    (project / "ai-eval.toml").write_text('site.database = "sqlite://localhost/not-this.sqlite"\n')
+    user_config(f"sqlite://localhost/{site.path}")
+    yield await start(lsp_client, "visual_studio_code", [project], settings={"workspaceTrusted": False})
+    await lsp_client.shutdown_session()
+
+
+async def test_the_user_s_own_config_file_names_the_site_in_an_untrusted_workspace_too(
+    untrusted_with_config: LanguageClient,
+) -> None:
+    answer = await command(untrusted_with_config, "aiEval.siteRuns", {})
+    assert "note" not in answer and [row["siteId"] for row in answer["rows"]] == [2, 1]
+
+
+@pytest_lsp.fixture(config=WITH_USER_CONFIG)
+async def configured_twice(lsp_client: LanguageClient, project: Path, site: SqliteSite):  # type: ignore[no-untyped-def]
+    """The user's config file names a site that is not there; their editor's setting, the real one."""
+    user_config("sqlite://localhost/not-this.sqlite")
+    settings = {"site": {"database": f"sqlite://localhost/{site.path}"}}
+    yield await start(lsp_client, "visual_studio_code", [project], settings=settings)
+    await lsp_client.shutdown_session()
+
+
+async def test_the_editor_s_own_setting_wins_over_the_user_s_config_file(
+    configured_twice: LanguageClient,
+) -> None:
+    answer = await command(configured_twice, "aiEval.siteRuns", {})
+    assert "note" not in answer and [row["siteId"] for row in answer["rows"]] == [2, 1]
 
 
 class Trickle:

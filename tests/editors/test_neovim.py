@@ -270,8 +270,8 @@ def test_a_site_s_run_is_told_and_its_target_s_history_shows_it(run: dict[str, A
     assert "site_run" not in run["errors"], run["errors"]
     note = run["site_run"]["note"]
     assert note["message"] == (
-        "ai-eval: site run 2 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, "
-        "2 questions, 0 errors; average -3.00 against site run 1"
+        "ai-eval: site run 2 of support_bot regressed: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate "
+        "failed, 2 questions, 0 errors; average -3.00 against site run 1 (tolerance 0.5)"
     )
     assert note["level"] == 3  # vim.log.levels.WARN: it regressed
     history = run["site_run"]["history"]

@@ -19,8 +19,8 @@ EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 ARTIFACTS = Path(os.environ.get("AI_EVAL_E2E_ARTIFACTS", EXTENSION / "e2e-artifacts"))
 SITE_DB = Path(__file__).parents[1] / "site_db.py"
 SITE_RUN = (
-    "site run 3 of support_bot: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, 2 questions, "
-    "0 errors; average -2.50 against site run 2"
+    "site run 3 of support_bot regressed: pass rate 0.00 [0.00, 0.20], average 1.50/5, gate failed, "
+    "2 questions, 0 errors; average -2.50 against site run 2 (tolerance 0.5)"
 )
 """The server's line for the run the site inserts while VS Code is open: its average fell 2.50."""
 

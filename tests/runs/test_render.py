@@ -86,18 +86,27 @@ def test_a_mistyped_expect_fails_and_says_how_to_fix_it() -> None:
 
 
 def test_the_cli_prints_the_same_lines() -> None:
-    """`run` prints every case's lines; its markdown lists the cases an editor lists."""
+    """`run` prints the lines of the cases that failed, errored or missed their `expect` and a
+    line of counts (`-v`: every case's lines); its markdown lists the cases an editor lists."""
     result = run_of(
         CaseResult("polite", PASSED, None, "pass"),
         CaseResult("curt", FAILED, None, "fail"),
         CaseResult("rude", FAILED, None, "pass"),
     )
     text = format_run("t.cases.yaml", result).splitlines()
-    assert text[1:5] == [
+    assert text[1:] == [
+        f"  curt: {FAIL_LINE['text']}",
+        f"  rude: {FAIL_LINE['text']}",
+        "  rude: expected pass, which it did not get",
+        "  1 passed, 2 failed; 1 missed its `expect`; -v lists every case",
+        '  row: {"id": 1, "target_id": "support_tone", "run_id": 1, ...}',
+    ]
+    assert format_run("t.cases.yaml", result, every_case=True).splitlines()[1:6] == [
         "  polite: pass 5.00/5  all_pass: 2 of 2 checks passed",
         f"  curt: {FAIL_LINE['text']}",
         f"  rude: {FAIL_LINE['text']}",
         "  rude: expected pass, which it did not get",
+        "  1 passed, 2 failed; 1 missed its `expect`",
     ]
     listed = [
         line for line in format_runs_markdown([("t", result)], []).splitlines() if line.startswith("- ")
@@ -108,6 +117,25 @@ def test_the_cli_prints_the_same_lines() -> None:
         f"- `t` `rude`: {cell}",
         "- `t` `rude`: expected pass, which it did not get",
     ]
+
+
+@pytest.mark.parametrize(
+    ("cases", "counts"),
+    [
+        ([], "no case"),
+        ([CaseResult("a", PASSED, None, None)], "1 passed; -v lists every case"),
+        (
+            [CaseResult("a", None, "no response", None), CaseResult("b", FAILED, None, None)],
+            "1 failed, 1 errored",
+        ),
+        (
+            [CaseResult("a", None, "no response", "pass"), CaseResult("b", PASSED, None, "fail")],
+            "1 passed, 1 errored; 2 missed their `expect`",
+        ),
+    ],
+)
+def test_a_run_s_counts_say_only_what_there_is(cases: list[CaseResult], counts: str) -> None:
+    assert f"  {counts}" in format_run("t.cases.yaml", run_of(*cases)).splitlines()
 
 
 def test_a_check_run_alone_is_worded_as_a_verdict_words_it() -> None:

@@ -496,6 +496,35 @@ def test_the_run_command_prints_the_row_and_exits_by_gate_and_expectations(works
     assert "a: expected pass, which it did not get" in failed.stdout
 
 
+def test_a_big_run_prints_what_failed_and_a_line_of_counts_and_v_every_case(workspace: Path) -> None:
+    """2,000 cases, two failing, one erroring: `run` prints those three and the counts, as pytest
+    prints failures and a summary; `-v` every case; the row's identity only (`--format json`: the
+    whole row)."""
+    responses = ["sorry"] * 2000
+    responses[7], responses[1500] = "no", "never"
+    entries = [case(f"c{number}", response) for number, response in enumerate(responses)]
+    entries[1999] = "  - id: c1999\n"  # no response: it errors
+    path = workspace / "big.cases.yaml"
+    path.write_text(cases(*entries))
+    done = run_cli(workspace, str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "  c7: fail 0.00/5  all_pass: 0 of 1 checks passed | failed: apologises (none of the values found)",
+        "  c1500: fail 0.00/5  all_pass: 0 of 1 checks passed | failed: apologises (none of the values found)",
+        "  c1999: ERROR the case has no `response` string",
+        "  1997 passed, 2 failed, 1 errored; -v lists every case",
+        '  row: {"id": 1, "target_id": "support_tone", "run_id": 1, ...}',
+    ]
+    every = run_cli(workspace, "-v", str(path)).stdout.splitlines()
+    assert len(every) == 1 + 2000 + 1 + 1 + 1  # the run, its cases, the counts, the diff, the row
+    assert (
+        every[1] == "  c0: pass 5.00/5  all_pass: 1 of 1 checks passed"
+        and every[-3] == "  1997 passed, 2 failed, 1 errored"
+    )
+    (whole,) = json.loads(run_cli(workspace, "--format", "json", str(path)).stdout)
+    assert len(json.loads(whole["row"]["scores_json"])) == 2000
+
+
 def test_running_a_rubric_says_what_run_takes(workspace: Path) -> None:
     done = run_cli(workspace, str(workspace / "tone.rubric.yaml"))
     assert done.returncode == 2

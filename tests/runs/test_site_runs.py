@@ -12,9 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from site_db import RUBRIC, SqliteSite, drush_row, runner_row
+from site_db import RUBRIC, SiteRow, SqliteSite, drush_row, runner_row
 
 from ai_eval_lsp.cli import main
+from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
 from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row
@@ -142,8 +143,8 @@ def test_each_new_row_is_announced_with_its_line_and_whether_it_regressed(
             False,
         ),
         (
-            "site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 3.30/5, gate passed, 2 questions, "
-            "0 errors; average -0.70 against site run 1",
+            "site run 3 of support_bot regressed: pass rate 1.00 [0.80, 1.00], average 3.30/5, gate passed, "
+            "2 questions, 0 errors; average -0.70 against site run 1 (tolerance 0.5)",
             True,
         ),
         (
@@ -249,7 +250,7 @@ def cli(root: Path, capsys: pytest.CaptureFixture[str], *arguments: str) -> tupl
     return code, out, err
 
 
-def test_site_pull_says_what_came_per_target_and_nothing_twice(
+def test_site_pull_prints_a_line_per_new_run_oldest_first_and_nothing_twice(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     site.insert(
@@ -260,14 +261,180 @@ def test_site_pull_says_what_came_per_target_and_nothing_twice(
     code, out, err = cli(project, capsys, "site", "pull", str(project))
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "support_bot: 2 new site runs; latest: site run 2 of support_bot: pass rate 0.50 [0.30, 0.70], average "
-        "3.00/5, gate failed, 2 questions, 0 errors; average +0.50 against site run 1",
-        "other_bot: 1 new site run; latest: site run 3 of other_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, "
-        "gate passed, 1 question, 0 errors",
+        "site run 1 of support_bot: pass rate 0.50 [0.30, 0.70], average 2.50/5, gate failed, 2 questions, 0 errors",
+        "site run 2 of support_bot: pass rate 0.50 [0.30, 0.70], average 3.00/5, gate failed, 2 questions, "
+        "0 errors; average +0.50 against site run 1",
+        "site run 3 of other_bot: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, 0 errors",
     ]
     assert (
         cli(project, capsys, "site", "pull", str(project))[1]
         == f"no new site runs in sqlite file {site.path}\n"
+    )
+
+
+# --- `site pull` in a terminal and in CI ----------------------------------------------------------
+
+
+def averaging(*averages: float, target: str = "support_bot") -> list[SiteRow]:
+    """A site run of `target` per average, in turn (one question scored that average)."""
+    return [runner_row(target, {"q1": average}, run_id=number) for number, average in enumerate(averages, 1)]
+
+
+def test_three_new_runs_are_three_lines_oldest_first_and_a_regression_fails_the_gate(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.5, 2.9))  # -0.50, exactly the tolerance; then -0.60
+    code, out, err = cli(project, capsys, "site", "pull", "--fail-on-regression")
+    assert code == 1
+    assert out.splitlines() == [
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors",
+        "site run 2 of support_bot: pass rate 1.00 [0.80, 1.00], average 3.50/5, gate passed, 1 question, "
+        "0 errors; average -0.50 against site run 1",
+        "site run 3 of support_bot regressed: pass rate 1.00 [0.80, 1.00], average 2.90/5, gate passed, "
+        "1 question, 0 errors; average -0.60 against site run 2 (tolerance 0.5)",
+    ]
+    assert err == "error: 1 new site run regressed (--fail-on-regression)\n"
+    # the runs are stored now: the next pull has nothing new, and passes
+    assert cli(project, capsys, "site", "pull", "--fail-on-regression")[0] == 0
+    # a regression without the flag is said, and the pull passes
+    code, out, err = cli(project, capsys, "site", "pull", "--db", str(project / "other.sqlite"))
+    assert (code, err) == (0, "") and "regressed" in out.splitlines()[2]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "tolerance", "regressed"),
+    [
+        (4.0, 3.5, None, False),  # a drop of exactly the default tolerance, 0.5
+        (3.7, 3.2, None, False),  # the same in floats that do not subtract exactly (0.5000000000000004)
+        (4.0, 3.49, None, True),
+        (4.0, 3.0, 1.0, False),  # ai-eval.toml's site.regressionTolerance
+        (4.0, 2.9, 1.0, True),
+        (4.0, 3.9, 0.0, True),  # any drop at all
+        (4.0, 4.0, 0.0, False),
+    ],
+)
+def test_a_run_regresses_when_its_average_falls_more_than_the_tolerance(
+    project: Path,
+    site: SqliteSite,
+    capsys: pytest.CaptureFixture[str],
+    before: float,
+    after: float,
+    tolerance: float | None,
+    regressed: bool,
+) -> None:
+    if tolerance is not None:
+        settings = project / "ai-eval.toml"
+        settings.write_text(settings.read_text() + f"site.regressionTolerance = {tolerance}\n")
+    site.insert(*averaging(before, after))
+    code, out, _ = cli(project, capsys, "site", "pull", "--fail-on-regression")
+    assert code == (1 if regressed else 0)
+    assert ("regressed" in out.splitlines()[1]) == regressed
+    assert ("regressed" in out.splitlines()[0]) is False
+
+
+def test_site_pull_exits_2_when_the_site_cannot_be_read(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.path.unlink()
+    code, out, err = cli(project, capsys, "site", "pull", "--fail-on-regression", "--format", "github")
+    assert (code, out) == (2, "")
+    assert err == f"error: cannot read the site's runs from sqlite file {site.path}: there is no such file\n"
+
+
+def test_site_pull_for_github_annotates_each_regression(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.0, 4.0), *averaging(5.0, 3.0, target="other, bot: 100%"))
+    code, out, _ = cli(project, capsys, "site", "pull", "--format", "github", "--fail-on-regression")
+    assert code == 1
+    assert out.splitlines() == [
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors",
+        "::error title=ai-eval-lsp%3A site run 2 of support_bot regressed::site run 2 of support_bot regressed: "
+        "pass rate 1.00 [0.80, 1.00], average 3.00/5, gate passed, 1 question, 0 errors; average -1.00 against "
+        "site run 1 (tolerance 0.5)",
+        "site run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, "
+        "0 errors; average +1.00 against site run 2",
+        "site run 4 of other, bot: 100%: pass rate 1.00 [0.80, 1.00], average 5.00/5, gate passed, 1 question, "
+        "0 errors",
+        "::error title=ai-eval-lsp%3A site run 5 of other%2C bot%3A 100%25 regressed::site run 5 of other, bot: "
+        "100%25 regressed: pass rate 1.00 [0.80, 1.00], average 3.00/5, gate passed, 1 question, 0 errors; "
+        "average -2.00 against site run 4 (tolerance 0.5)",
+    ]
+    # without the gate, a regression is a warning
+    out = cli(project, capsys, "site", "pull", "--format", "github", "--db", str(project / "b.sqlite"))[1]
+    assert out.splitlines()[1].startswith(
+        "::warning title=ai-eval-lsp%3A site run 2 of support_bot regressed::"
+    )
+
+
+def test_site_pull_as_json_gives_each_new_run_its_row_line_and_regressed(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.insert(*averaging(4.0, 3.0))
+    code, out, _ = cli(project, capsys, "site", "pull", "--format", "json")
+    assert code == 0
+    runs = json.loads(out)
+    assert [(run["siteId"], run["run_id"], run["avg_score"], run["regressed"]) for run in runs] == [
+        (1, 1, 4.0, False),
+        (2, 2, 3.0, True),
+    ]
+    assert runs[1]["summary"].startswith("site run 2 of support_bot regressed: ")
+    assert json.loads(cli(project, capsys, "site", "pull", "--format", "json")[1]) == []
+
+
+def test_the_first_row_of_a_table_that_was_empty_is_pulled_once(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(project, capsys, "site", "pull")[1] == f"no new site runs in sqlite file {site.path}\n"
+    site.insert(*averaging(4.0))
+    assert cli(project, capsys, "site", "pull")[1] == (
+        "site run 1 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.00/5, gate passed, 1 question, 0 errors\n"
+    )
+    assert cli(project, capsys, "site", "pull")[1] == f"no new site runs in sqlite file {site.path}\n"
+
+
+# --- where the password comes from ----------------------------------------------------------------
+
+
+def user_config(home: Path, url: str) -> None:
+    """The user's own `~/.config/ai-eval-lsp/config.toml` (under `home`, as XDG_CONFIG_HOME)."""
+    (home / "ai-eval-lsp").mkdir(parents=True, exist_ok=True)
+    (home / "ai-eval-lsp" / "config.toml").write_text(f'[site]\ndatabase = "{url}"\n')
+
+
+def test_the_user_s_config_file_names_the_site_over_the_project_and_the_environment_over_both(
+    tmp_path: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "ai-eval.toml").write_text('site.database = "sqlite://localhost/nowhere.sqlite"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    site.insert(*averaging(4.0))
+    code, _, err = cli(root, capsys, "site", "pull")
+    assert code == 2 and "nowhere.sqlite: there is no such file" in err  # the project's
+    user_config(tmp_path / "config", f"sqlite://localhost/{site.path}")
+    code, out, err = cli(root, capsys, "site", "pull")
+    assert (code, err) == (0, "") and out.startswith("site run 1 of support_bot: ")  # the user's, over it
+    code, out, _ = cli(root, capsys, "history", "support_bot", "--site")
+    assert code == 0 and out.splitlines()[2].startswith("site 1  ")
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", "sqlite://localhost/elsewhere.sqlite")
+    code, _, err = cli(root, capsys, "site", "pull")
+    assert code == 2 and "elsewhere.sqlite: there is no such file" in err  # the environment's, over both
+
+
+def test_a_wrong_url_in_the_user_s_config_file_is_named_by_where_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ai-eval.toml").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("AI_EVAL_SITE_DATABASE", raising=False)
+    user_config(tmp_path / "config", "mariadb://reader:s3cr3t@db/shop")
+    code, _, err = cli(tmp_path, capsys, "site", "pull", str(tmp_path))
+    assert code == 2
+    assert err == (
+        f"error: no site runs: `[site] database` in {tmp_path / 'config' / 'ai-eval-lsp' / 'config.toml'} names "
+        "`mariadb`; it must start with mysql://, pgsql:// or sqlite:// (the drivers Drupal core supports)\n"
     )
 
 
@@ -350,19 +517,167 @@ def test_a_rubric_s_history_offers_the_site_s_runs_it_mirrors_and_the_reverse(
         store.diff("site:2", 1, "refund_answer")
 
 
-def test_two_site_runs_are_compared_by_the_pass_line_of_the_cases_file_mirroring_them(
+# --- a site question's verdict: the one its own row implies ------------------------------------------
+
+ISSUE_ROW = {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 4.5}
+"""The issue's row: pass rate 0.75 over four questions, so the three best passed (q1, q4 and q3),
+whatever the local rubric's pass line (a full 5.0 under `all_pass`)."""
+
+
+@pytest.mark.parametrize(
+    ("rate", "scores", "verdicts"),
+    [
+        (0.75, ISSUE_ROW, {"q1": True, "q2": False, "q3": True, "q4": True}),
+        (0.0, {"a": 5.0, "b": 5.0}, {"a": False, "b": False}),
+        (1.0, {"a": 0.0, "b": 3.0}, {"a": True, "b": True}),
+        # the line falls between two questions of one score: both unknown, the others known
+        (0.5, {"a": 5.0, "b": 4.0, "c": 4.0, "d": 1.0}, {"a": True, "b": None, "c": None, "d": False}),
+        (0.5, {"a": 2.0, "b": 2.0}, {"a": None, "b": None}),
+        # errored questions (null) are no questions of the rate: 1 of the 2 scored passed
+        (0.5, {"a": None, "b": 3.0, "c": 1.0}, {"a": None, "b": True, "c": False}),
+    ],
+)
+def test_a_site_question_s_verdict_is_the_one_its_row_implies(
+    rate: float, scores: dict[str, float | None], verdicts: dict[str, bool | None]
+) -> None:
+    judged = row_verdicts(question_scores(json.dumps(scores), questions=True), rate)
+    assert {case.case_id: case.passed for case in judged} == verdicts
+    assert {case.case_id for case in judged if case.tied} == {
+        key for key, passed in verdicts.items() if passed is None and scores[key] is not None
+    }
+    # the verdicts give back the row's own pass rate wherever no question is tied
+    scored = [case for case in judged if case.score is not None]
+    if not any(case.tied for case in judged):
+        assert sum(1 for case in scored if case.passed) == round(rate * len(scored))
+
+
+@pytest.mark.parametrize(
+    ("rate", "scored", "passing"),
+    [
+        (0.5, 5, 3),  # 2.5: half away from zero, as PHP's round() (Python's round() gives 2)
+        (0.7, 5, 4),  # 3.5 as written, although the float 0.7 x 5 is 3.4999999999999996
+        (0.3333, 3, 1),  # a rate kept to four places (PostgreSQL's NUMERIC(10,4))
+        (0.6667, 3, 2),
+        (1.2, 4, 4),  # a rate out of its domain: all at most
+        (-0.1, 4, 0),
+    ],
+)
+def test_how_many_questions_a_rate_passes_is_rounded_as_the_site_rounds(
+    rate: float, scored: int, passing: int
+) -> None:
+    assert passing_count(rate, scored) == passing
+
+
+def issue_site(site: SqliteSite) -> None:
+    """Sixteen runs of another target, then the issue's two runs of `support_bot` as site rows
+    17 and 19: q1 and q3 go from 5 and 4 to 0, both passed in row 17 (pass rate 0.75)."""
+    site.insert(*(drush_row("other_bot", {"x": 5.0}) for _ in range(16)))
+    site.insert(
+        runner_row("support_bot", ISSUE_ROW, run_id=17),
+        drush_row("other_bot", {"x": 5.0}),
+        runner_row("support_bot", {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 4.5}, run_id=19),
+    )
+
+
+def test_two_site_runs_flip_as_their_rows_pass_rates_say(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    site.insert(
-        runner_row("support_bot", {"q1": 5.0, "q17": 5.0}, run_id=1),
-        runner_row("support_bot", {"q1": 5.0, "q17": 0.0}, run_id=2),
+    issue_site(site)
+    cli(project, capsys, "site", "pull")
+    code, out, _ = cli(project, capsys, "diff", "site:17", "site:19")
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "pass rate 0.75 -> 0.25 (-0.50), average 3.38 -> 1.12 (-2.25) of 5",
+        "2 verdicts flipped; exact McNemar p = 0.5, sign test on scores p = 0.5",
+        "",
+        "case  base       head       change",
+        "q1    pass 5.00  fail 0.00  flipped to fail",
+        "q2    fail 0.00  fail 0.00",
+        "q3    pass 4.00  fail 0.00  flipped to fail",
+        "q4    pass 4.50  pass 4.50",
+    ]
+    code, out, _ = cli(project, capsys, "diff", "site:17", "site:19", "--format", "json")
+    found = json.loads(out)
+    assert found["flipped"] == ["q1", "q3"]
+    assert found["cases"][0] == {
+        "caseId": "q1",
+        "base": {"score": 5.0, "passed": True},
+        "head": {"score": 0.0, "passed": False},
+    }
+
+
+def test_a_site_run_and_a_local_run_differ_only_where_the_site_s_row_says_so(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The local rubric passes a full 5.0 only (`all_pass`); the site passed q3 (4.0) and q4 (4.5)
+    all the same: the local run's q4 (passed) is no flip, its q3 (failed) is."""
+    site.insert(runner_row("support_bot", ISSUE_ROW, run_id=1))
+    (project / "refund.cases.yaml").write_text(
+        "rubric: refund_answer\nsite_target: support_bot\ncases:\n"
+        + "".join(
+            f"  - id: case_{question}\n    question: {{id: {question}}}\n    response: {response!r}\n"
+            for question, response in (("q1", "Sorry."), ("q2", "No."), ("q3", "No."), ("q4", "Sorry."))
+        )
     )
     cli(project, capsys, "site", "pull")
-    code, out, _ = cli(project, capsys, "diff", "--target", "support_bot")
-    assert code == 0 and "0 verdicts flipped" in out  # no local run says where a question passes
     cli(project, capsys, "run", str(project / "refund.cases.yaml"))
+    code, out, _ = cli(project, capsys, "diff", "site:latest", "latest")
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "1 verdict flipped; exact McNemar p = 1, sign test on scores p = 1",
+        "",
+        "case          base       head       change",
+        "q1 (case_q1)  pass 5.00  pass 5.00",
+        "q2 (case_q2)  fail 0.00  fail 0.00",
+        "q3 (case_q3)  pass 4.00  fail 0.00  flipped to fail",
+        "q4 (case_q4)  pass 4.50  pass 5.00  up",
+    ]
+
+
+def test_questions_tied_at_the_row_s_line_are_unknown_and_never_flip(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pass rate 0.5 over 5, 4, 4, 1: two passed, and the second and third score the same, so the
+    row does not say which of q2 and q3 passed."""
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0, "q2": 4.0, "q3": 4.0, "q4": 1.0}, run_id=1, pass_rate=0.5),
+        runner_row("support_bot", {"q1": 5.0, "q2": 0.0, "q3": 4.0, "q4": 1.0}, run_id=2, pass_rate=0.25),
+    )
+    cli(project, capsys, "site", "pull")
     code, out, _ = cli(project, capsys, "diff", "site:1", "site:2")
-    assert "1 verdict flipped" in out and "q17   pass 5.00  fail 0.00  flipped to fail" in out
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "0 verdicts flipped; exact McNemar p = 1, sign test on scores p = 1",
+        "",
+        "case  base       head       change",
+        "q1    pass 5.00  pass 5.00",
+        "q2    tied 4.00  fail 0.00  down",
+        "q3    tied 4.00  fail 4.00",
+        "q4    fail 1.00  fail 1.00",
+        "tied: a site question scored the same as one on the other side of its row's pass line, so the row "
+        "leaves its verdict unknown (never counted as a flip)",
+    ]
+    found = json.loads(cli(project, capsys, "diff", "site:1", "site:2", "--format", "json")[1])
+    assert found["flipped"] == []
+    assert [case["base"] for case in found["cases"]] == [
+        {"score": 5.0, "passed": True},
+        {"score": 4.0, "passed": None},
+        {"score": 4.0, "passed": None},
+        {"score": 1.0, "passed": False},
+    ]
+    markdown = cli(project, capsys, "diff", "site:1", "site:2", "--format", "markdown")[1]
+    assert "| `q2` | tied 4.00 | fail 0.00 | down |" in markdown and "_tied: a site question" in markdown
+
+    def latest_cases() -> str:
+        cli(project, capsys, "report", "-o", str(project / "report.html"))
+        html = (project / "report.html").read_text()
+        return html.split("<h3>Latest run's cases</h3>")[1].split("<h3>")[0]
+
+    assert "tied" not in latest_cases()  # site run 2 has no tie
+    site.insert(runner_row("support_bot", {"q1": 3.0, "q2": 3.0}, run_id=3, pass_rate=0.5))
+    cli(project, capsys, "site", "pull")
+    table = latest_cases()
+    assert '<td>q1</td><td class="">tied</td><td>3.00</td>' in table and "<p>tied: a site question" in table
 
 
 def test_a_run_name_that_names_nothing_says_what_names_runs(
@@ -372,6 +687,12 @@ def test_a_run_name_that_names_nothing_says_what_names_runs(
     code, _, err = cli(project, capsys, "diff", "site:x", "latest")
     assert code == 2
     assert err == "error: `site:x` names no run: write a run id, latest, previous, site:ID or site:latest\n"
+    code, _, err = cli(project, capsys, "diff", "site:latest")
+    assert (code, err) == (
+        2,
+        "error: `site:latest` is the site's latest run: name the run to compare it with too "
+        "(`diff site:latest latest`: your latest run of the cases file mirroring its target)\n",
+    )
     code, _, err = cli(project, capsys, "diff", "site:4")
     assert (
         err.startswith("error: ")

@@ -544,10 +544,7 @@ def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
     runner = job(tmp_path / "pulled", installed, {"rubrics/tone.yaml": CLEAN.format(id="tone")})
     done = runner.run(action, "run", {"site-database": f"sqlite://localhost/{site.path}"})
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (
-        "**site runs**\n\n```text\nsupport_bot: 1 new site run; latest: site run 1 of support_bot: pass rate 0.50"
-        in runner.summary
-    )
+    assert "**site runs**\n\n```text\nsite run 1 of support_bot: pass rate 0.50" in runner.summary
     assert main(["history", "support_bot", "--db", runner.outputs["results-database"]]) == 0
 
     secret = "s3cr3t-Pa55"
@@ -559,6 +556,44 @@ def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
     assert f"**site runs** could not be read: error: {said}" in unreachable.summary
     for output in (done.stdout, done.stderr, unreachable.summary, (unreachable.root / "output").read_text()):
         assert secret not in output
+
+
+def test_action_fails_on_a_site_run_that_regressed_when_asked(
+    action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
+) -> None:
+    site = SqliteSite(tmp_path / "site.sqlite")
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0}, run_id=1),
+        runner_row("support_bot", {"q1": 3.0}, run_id=2),  # average -2.00
+    )
+    url = f"sqlite://localhost/{site.path}"
+    files = {"rubrics/tone.yaml": CLEAN.format(id="tone")}
+    regressed = (
+        "site run 2 of support_bot regressed: pass rate 1.00 [0.80, 1.00], average 3.00/5, gate passed, "
+        "1 question, 0 errors; average -2.00 against site run 1 (tolerance 0.5)"
+    )
+    title = "title=ai-eval-lsp%3A site run 2 of support_bot regressed"
+
+    gated = job(tmp_path / "gated", installed, files)
+    done = gated.run(action, "run", {"site-database": url, "fail-on-regression": "true"})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"::error {title}::{regressed}" in done.stdout.splitlines()  # annotated
+    assert "```text\nsite run 1 of support_bot: pass rate 1.00" in gated.summary
+    assert f"\n{regressed}\n```" in gated.summary  # the summary says it in words
+    assert "a site run regressed" in done.stderr
+
+    told = job(tmp_path / "told", installed, files)
+    done = told.run(action, "run", {"site-database": url})
+    assert done.returncode == 0, done.stdout + done.stderr  # a warning only
+    assert f"::warning {title}::{regressed}" in done.stdout.splitlines()
+
+    # a gate that cannot be checked fails: the site cannot be read
+    site.path.unlink()
+    unread = job(tmp_path / "unread", installed, files)
+    done = unread.run(action, "run", {"site-database": url, "fail-on-regression": "true"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "**site runs** could not be read: error: cannot read the site's runs" in unread.summary
+    assert "::warning title=ai-eval-lsp site pull" not in done.stdout
 
 
 def test_the_docs_workflow_uses_the_actions_inputs_and_outputs(action: dict[str, Any]) -> None:
@@ -575,3 +610,52 @@ def test_the_docs_workflow_uses_the_actions_inputs_and_outputs(action: dict[str,
     downloaded = [s for s in steps if s.get("uses", "").startswith("actions/download-artifact@")]
     assert uploaded[0]["with"]["name"] == downloaded[0]["with"]["name"]
     assert ours["with"]["previous-results"] == downloaded[0]["with"]["path"]
+
+
+def test_the_docs_site_gate_fails_a_pull_request_on_a_regression_once(
+    action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
+) -> None:
+    """docs/ci.md's workflow run as Actions would run it: the secret names a site one of whose runs
+    regressed; the job fails, and the next one, given the database it kept, reads only what came
+    since."""
+    action_name = REPOSITORY.removeprefix("https://github.com/")
+    workflow = yaml.safe_load(docs_block("The site's runs as a gate", "fail-on-regression"))
+    assert "pull_request" in workflow[True]  # YAML 1.1 reads `on:` as true
+    steps = workflow["jobs"]["site-runs"]["steps"]
+    (ours,) = [s for s in steps if s.get("uses", "").startswith(f"{action_name}@")]
+    inputs = dict(ours["with"])
+    assert set(inputs) <= set(action["inputs"]) and inputs["fail-on-regression"] == "true"
+    (restore,) = [s for s in steps if s.get("uses", "").startswith("actions/cache/restore@")]
+    (save,) = [s for s in steps if s.get("uses", "").startswith("actions/cache/save@")]
+    kept = restore["with"]["path"]
+    assert save["if"] == "always()" and save["with"]["path"] == kept  # kept when the job fails too
+    assert save["with"]["key"] == restore["with"]["key"] and restore["with"]["key"].startswith(
+        restore["with"]["restore-keys"]
+    )
+    assert inputs["previous-results"] == kept and Path(inputs["results-database"]).parent == Path(kept)
+
+    site = SqliteSite(tmp_path / "site.sqlite")
+    site.insert(
+        runner_row("support_bot", {"q1": 5.0}, run_id=1), runner_row("support_bot", {"q1": 4.0}, run_id=2)
+    )
+    inputs["site-database"] = f"sqlite://localhost/{site.path}"  # the secret
+    files = {"rubrics/tone.yaml": CLEAN.format(id="tone")}
+
+    def next_job(name: str, cache: Path | None) -> tuple[subprocess.CompletedProcess[str], Runner]:
+        runner = job(tmp_path / name, installed, files)
+        if cache is not None:
+            shutil.copytree(cache, runner.workspace / kept)  # what the cache restores
+        return runner.run(action, "run", inputs), runner
+
+    done, first = next_job("first", None)  # no database yet: every run of the site is new
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "::error title=ai-eval-lsp%3A site run 2 of support_bot regressed::" in done.stdout
+    site.insert(runner_row("support_bot", {"q1": 4.5}, run_id=3))
+    done, second = next_job("second", first.workspace / kept)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "```text\nsite run 3 of support_bot: pass rate 1.00 [0.80, 1.00], average 4.50/5" in second.summary
+    assert "site run 2 of" not in second.summary  # read by the job before
+    site.insert(runner_row("support_bot", {"q1": 3.0}, run_id=4))
+    done, _ = next_job("third", second.workspace / kept)
+    assert done.returncode == 1
+    assert "::error title=ai-eval-lsp%3A site run 4 of support_bot regressed::" in done.stdout

@@ -1,9 +1,10 @@
-"""Every example command the docs show runs, and prints what they show.
+r"""Every example command the docs show runs, and prints what they show.
 
 The convention (docs/development.md, "Examples in the docs"): a ```console block whose `title`
 names the place its commands run in; each `$ ` line is a command, the lines after it what it
 prints (stdout and stderr, as a terminal shows them). An output line `...` stands for any lines,
-and `...` inside a line for any text (a date, a path). The commands of a
+and `...` inside a line for any text (a date, a path); a line ending in ` \` goes on in the next,
+whose indentation is dropped (long lines wrapped for the page). The commands of a
 block run in turn in one fresh copy of its place, so a block can run cases and then show their
 history. What cannot run here (installs, editors, a watch that never ends) goes in ```sh blocks,
 which are shown and not run."""
@@ -21,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, without_test_plugins
-from site_db import SqliteSite, runner_row
 
 # they start PHP (the example's word_count) and many commands
 pytestmark = pytest.mark.slow
@@ -39,30 +39,8 @@ def example_site(into: Path) -> Path:
     return into
 
 
-def example_site_with_a_site_database(into: Path) -> Path:
-    """The example as docs/runs.md describes it: its site's database an SQLite file holding two
-    runs of `support_reply` over the questions its cases file asks, named by `site.database`, and
-    its cases file mirroring that target (`site_target`)."""
-    site = example_site(into)
-    questions = ["refund_timeline", "refund_timeline_card", "refund_late", "refund_when", "refund_policy"]
-    SqliteSite(site / "site.sqlite").insert(
-        runner_row("support_reply", dict(zip(questions, [4.5, 4.0, 1.0, 2.0, 4.5], strict=True)), run_id=7),
-        runner_row(
-            "support_reply",
-            dict(zip(questions, [4.5, 4.0, 4.0, 2.0, 4.5], strict=True)),
-            run_id=8,
-            timestamp=1_780_086_400,
-        ),
-    )
-    (site / "ai-eval.toml").write_text('site.database = "sqlite://localhost/site.sqlite"\n')
-    cases = site / "web/modules/custom/support_assistant/evals/refunds.cases.yaml"
-    cases.write_text("site_target: support_reply\n" + cases.read_text())
-    return site
-
-
 PLACES: dict[str, Callable[[Path], Path]] = {
     "examples/drupal-site": example_site,
-    "examples/drupal-site, with a site database": example_site_with_a_site_database,
 }
 """Where a block's commands run, by the title the block shows its reader."""
 
@@ -88,7 +66,8 @@ def blocks() -> list[Block]:
             title = TITLE.search(match["attributes"])
             place = title["title"] if title else ""
             steps: list[tuple[str, list[str]]] = []
-            for shown in match["body"].splitlines():
+            body = re.sub(r" \\\n *", " ", match["body"])  # a wrapped line: one line
+            for shown in body.splitlines():
                 shown = shown.removeprefix(match["indent"])
                 if shown.startswith("$ "):
                     steps.append((shown.removeprefix("$ "), []))

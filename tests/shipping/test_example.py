@@ -3,7 +3,6 @@ empty `.venv`, printing what the README shows."""
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
@@ -33,15 +32,9 @@ def test_the_readme_example_runs_and_prints_what_the_readme_shows(tmp_path: Path
         command, shell=True, cwd=checkout, env=environ, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    printed = done.stdout.splitlines()
-    assert len(printed) == len(shown), done.stdout
-    for line, expected in zip(printed, shown, strict=True):
-        if expected.endswith(", ...}"):  # the README shortens the row
-            assert line.startswith(expected.removesuffix("...}")), line
-        else:
-            assert line == expected
-    row = json.loads(next(line for line in printed if line.startswith("  row: ")).removeprefix("  row: "))
-    assert (row["passed_gate"], row["question_count"], row["error_count"]) == (1, 5, 0)
+    assert done.stdout.splitlines() == shown
     # the user's environment is clean: no plugin warnings, no notices about the example site
-    assert done.stderr == ""
+    # (a run that takes more than a second, as on a loaded machine, says its progress there)
+    said = [line for line in done.stderr.splitlines() if not re.fullmatch(r".*: \d+/\d+ cases", line)]
+    assert said == []
     assert (checkout / "examples/drupal-site/.ai_eval/results.sqlite").is_file()

@@ -73,7 +73,8 @@ def test_the_package_and_the_extension_have_one_version_with_its_release_notes()
     extension = json.loads((ROOT / "vscode-extension" / "package.json").read_text())
     assert extension["version"] == version()
     headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), flags=re.MULTILINE)
-    assert headings and headings[0] == version()  # the newest section is this version's
+    released = headings[1:] if headings[:1] == ["Unreleased"] else headings  # what the next one brings
+    assert released and released[0] == version()  # the newest release's section is this version's
 
 
 def compiled_wheel() -> str:

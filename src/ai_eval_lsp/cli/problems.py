@@ -84,22 +84,28 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+def annotation(level: str, message: str, **properties: str | int) -> str:
+    """A GitHub Actions workflow command that annotates the job (`::error file=...::message`),
+    escaped as the runner reads it."""
+    listed = ",".join(f"{name}={_escape_property(str(value))}" for name, value in properties.items())
+    return f"::{level} {listed}::{_escape_data(message)}"
+
+
 def _github(found: Sequence[FileProblem], files_checked: int) -> str:
     lines = []
     for f in found:
         r = _region(f.problem)
-        properties = ",".join(
-            [
-                f"file={_escape_property(f.path)}",
-                f"line={r['startLine']}",
-                f"col={r['startColumn']}",
-                f"endLine={r['endLine']}",
-                f"endColumn={r['endColumn']}",
-                f"title={_escape_property('ai-eval ' + f.problem.code)}",
-            ]
-        )
         lines.append(
-            f"::{_GITHUB_LEVELS[f.problem.severity]} {properties}::{_escape_data(f.problem.message)}"
+            annotation(
+                _GITHUB_LEVELS[f.problem.severity],
+                f.problem.message,
+                file=f.path,
+                line=r["startLine"],
+                col=r["startColumn"],
+                endLine=r["endLine"],
+                endColumn=r["endColumn"],
+                title="ai-eval " + f.problem.code,
+            )
         )
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 NAME = "run"
 EXAMPLES = [
     "run evals/refunds.cases.yaml",
+    "run evals/refunds.cases.yaml -v          # every case, the passing ones too",
     "run evals/*.cases.yaml --watch           # then again after each change that affects them",
     "run evals/*.cases.yaml --format json --db /tmp/results.sqlite",
     'run evals/*.cases.yaml --format markdown >> "$GITHUB_STEP_SUMMARY"',
@@ -52,6 +53,12 @@ def add(commands: Commands) -> None:
         default="text",
         help="markdown: a table of the rows, the cases that failed, and each run's diff to the run "
         "before (for a pull request or a CI job summary)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="text: every case, not only those that failed, errored or missed their `expect`",
     )
     parser.add_argument(
         "--watch",
@@ -77,7 +84,7 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
         result = _run_one(project, name, args)
         done.append((name, result))
         if args.format == "text" and not isinstance(result, str):
-            print(format_run(name, result))
+            print(format_run(name, result, every_case=args.verbose))
     results = [(name, result) for name, result in done if not isinstance(result, str)]
     if args.format == "json":
         print(json.dumps([run_json(name, result) for name, result in results], indent=2, ensure_ascii=False))

@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 SITE_ID = "siteId"
@@ -24,6 +25,9 @@ class CaseRecord:
     question_id: str | None = None
     """The `id` of the case's question (for a site's run, its own key): what a local run and a
     site's run are paired by."""
+    tied: bool = False
+    """A site's question whose verdict its row leaves unknown: scored the same as the question
+    on the other side of the row's pass line (`row_verdicts`). Its `passed` is None."""
 
     @property
     def scored(self) -> bool:
@@ -85,13 +89,6 @@ def mirrored_target(row: Mapping[str, Any]) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def pass_line(row: Mapping[str, Any]) -> float | None:
-    """The 0..5 score at which a local run's rubric passes a case: what a site's question scores
-    are judged by when they are compared with that run (the site keeps no verdict per question)."""
-    found = _config(row).get("pass_line")
-    return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
-
-
 def run_label(row: Mapping[str, Any]) -> str:
     """A run as messages and tables name it: `run 12`, or `site run 412`."""
     return f"site run {row[SITE_ID]}" if SITE_ID in row else f"run {row['run_id']}"
@@ -134,9 +131,35 @@ def _score(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def judged(cases: Sequence[CaseRecord], line: float) -> list[CaseRecord]:
-    """A site's questions with a verdict: passed at a score of at least `line`."""
-    return [case if case.score is None else replace(case, passed=case.score >= line - 1e-9) for case in cases]
+def passing_count(pass_rate: float, scored: int) -> int:
+    """How many of a site row's `scored` questions its pass rate says passed: `round(pass_rate x
+    scored)` as the site's PHP rounds, half away from zero, on the rate as written (0.7 x 5 is 4,
+    although the float 0.7 is a little less), within 0..scored."""
+    if not math.isfinite(pass_rate):
+        return 0
+    product = Decimal(repr(float(pass_rate))) * scored
+    return max(0, min(scored, int(product.to_integral_value(ROUND_HALF_UP))))
+
+
+def row_verdicts(cases: Sequence[CaseRecord], pass_rate: float) -> list[CaseRecord]:
+    """A site's questions with the verdicts their own row implies (SPEC 3, "A site question's
+    verdict"): of the scored questions, the `passing_count` with the highest scores passed, the
+    others failed; where the last one passed and the first one failed would have the same
+    score, every question of that score is `tied`, its verdict unknown."""
+    scores = sorted((case.score for case in cases if case.score is not None), reverse=True)
+    passing = passing_count(pass_rate, len(scores))
+    last_in = scores[passing - 1] if passing else math.inf
+    first_out = scores[passing] if passing < len(scores) else -math.inf
+    tie = last_in if last_in == first_out else None
+
+    def judged(case: CaseRecord) -> CaseRecord:
+        if case.score is None:
+            return case
+        if case.score == tie:
+            return replace(case, passed=None, tied=True)
+        return replace(case, passed=case.score >= last_in)
+
+    return [judged(case) for case in cases]
 
 
 @dataclass(frozen=True, slots=True)

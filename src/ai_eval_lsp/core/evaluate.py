@@ -240,20 +240,6 @@ def _number(value: Any, what: str, low: float = 0.0, high: float | None = None) 
     return float(value)
 
 
-def passing_score(rubric: LoadedRubric) -> float | None:
-    """The 0..1 score at which the rubric passes a response (1 under `all_pass` and `any_pass`,
-    whose scores are 1 or 0); None when its scoring is not one a run accepts."""
-    scoring = rubric.data.get("scoring")
-    if not isinstance(scoring, Mapping) or scoring.get("combine") not in COMBINE_MODES:
-        return None
-    if scoring["combine"] in ("all_pass", "any_pass"):
-        return 1.0
-    try:
-        return _number(scoring.get("threshold", 0.5), "`scoring.threshold`", 0.0, 1.0)
-    except RubricError:
-        return None
-
-
 def _combine(
     rubric: LoadedRubric,
     executed: list[tuple[int, Mapping[str, Any], CheckOutcome]],

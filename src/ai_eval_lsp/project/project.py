@@ -16,8 +16,10 @@ from ai_eval_lsp.core.yamltree import Parser, decode
 from ai_eval_lsp.disk.files import Found, read_head, relative_to, walk
 from ai_eval_lsp.disk.roots import too_wide
 from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.disk.userconfig import UserConfig, read_user_config
 from ai_eval_lsp.drupal import codebase as drupal
-from ai_eval_lsp.drupal.site_address import SiteAddress, find_address
+from ai_eval_lsp.drupal.codebase import Codebase
+from ai_eval_lsp.drupal.site_address import AddressError, SiteAddress, find_address, parse_url
 from ai_eval_lsp.project.registry import Registry, discover
 
 if TYPE_CHECKING:
@@ -56,24 +58,23 @@ class Project:
         """The project of a root, with the settings given or those of its own files (with
         `strict_settings`, a settings file that cannot be read raises SettingsFileError); with
         `editor`, the editor's settings that differ from the defaults win over the files'.
-        `environment` (default: this process's) is what the site's settings.php `getenv()`s."""
+        `environment` (default: this process's) is what the site's settings.php `getenv()`s, and
+        where the user's own settings file is (`XDG_CONFIG_HOME`)."""
+        environment = os.environ if environment is None else environment
         problems: list[str] = []
         if settings is None:
             settings, problems = Settings.for_root(root, strict=strict_settings)
             if editor is not None:
                 settings = settings.overlaid(editor)
+        user = read_user_config(environment)
+        problems += user.problems
         fragments = [root / fragment for fragment in settings.schema_fragments]
         codebase = drupal.discover(root, settings.drupal_root or None, site=settings.drupal_site or None)
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
-        site, site_note = find_address(
-            root,
-            settings.site_database,
-            codebase,
-            settings.workspace_trusted,
-            os.environ if environment is None else environment,
-        )
+        given_in_editor = editor is not None and bool(editor.site_database)
+        site, site_note = _site(root, settings, codebase, user, given_in_editor, environment)
         return cls(
             root.resolve(), settings, registry, rules, tuple(problems), rubrics_folder, alone, site, site_note
         )
@@ -168,3 +169,23 @@ class Project:
         found = self.walk(recursive=not too_wide(self.root))
         others = (f for f in found if f.role in wanted and f.relative not in paths)
         return WorkspaceIndex.of([*given, *self.summaries(others)])
+
+
+def _site(
+    root: Path,
+    settings: Settings,
+    codebase: Codebase | None,
+    user: UserConfig,
+    given_in_editor: bool,
+    environment: Mapping[str, str],
+) -> tuple[SiteAddress | None, str | None]:
+    """The site's database and why there is none: the editor's own `site.database`, else the
+    user's settings file's (in any workspace: it is the user's, not the repository's), else the
+    project's `site.database`, else its settings.php (`find_address`, which leaves out what a
+    workspace the editor does not trust may not give)."""
+    if user.site_database and not given_in_editor:
+        try:
+            return parse_url(user.site_database, root, user.origin), None
+        except AddressError as err:
+            return None, str(err)
+    return find_address(root, settings.site_database, codebase, settings.workspace_trusted, environment)

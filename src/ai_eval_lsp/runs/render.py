@@ -204,31 +204,64 @@ def summary(result: RunResult) -> str:
     return f"{result.row['target_id']}: " + "; ".join(parts)
 
 
-def format_run(name: str, result: RunResult) -> str:
+def format_run(name: str, result: RunResult, every_case: bool = False) -> str:
+    """A run as `run` prints it: its line, the cases that failed, errored or missed their `expect`
+    (`every_case`: every case), how many of each, the diff to the run before, and the row's
+    identity (`--format json` has the whole row: a big run's `scores_json` is no line to read)."""
     row = result.row
     cases, errors = row["question_count"], row["error_count"]
     lines = [f"{name}: {run_line(result)}"]
     if cases and errors == cases:
         lines.append("  warning: no case could be scored; see the errors below")
-    lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=False)]
+    lines += [f"  {case_id}: {text}" for case_id, text in _case_lines(result, failed_only=not every_case)]
+    lines.append(f"  {_tally(result, every_case)}")
     if result.previous is not None:
         lines.append(f"  {diff_line(result.previous)}")
     lines += [f"  {notice}" for notice in result.notices]
-    lines.append("  row: " + json.dumps(row, ensure_ascii=False))
+    lines.append(
+        "  row: " + json.dumps({key: row[key] for key in ROW_SHOWN}, ensure_ascii=False)[:-1] + ", ...}"
+    )
     return "\n".join(lines)
 
 
-def site_line(row: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:
-    """A site's run in one line, as a client is told of it: its figures and, after the target's
-    previous site run, how its average moved."""
+ROW_SHOWN = ("id", "target_id", "run_id")
+"""The fields of the row `run`'s text names it by (the rest: `--format json`)."""
+
+
+def _tally(result: RunResult, every_case: bool) -> str:
+    """How many cases passed, failed and errored (those of none said), how many missed their
+    `expect`, and, where cases were left out, how to see them: `3 passed, 2 failed; -v lists every
+    case`."""
+    scored = [case for case in result.cases if case.scored and case.verdict is not None]
+    passed = sum(1 for case in scored if case.verdict is not None and case.verdict.passed)
+    counts = {"passed": passed, "failed": len(scored) - passed, "errored": len(result.cases) - len(scored)}
+    parts = [", ".join(f"{number} {word}" for word, number in counts.items() if number) or "no case"]
+    missed = sum(1 for case in result.cases if not case.expectation_met)
+    if missed:
+        parts.append(f"{missed} missed {'its' if missed == 1 else 'their'} `expect`")
+    if not every_case and any(not noteworthy(case) for case in result.cases):
+        parts.append("-v lists every case")
+    return "; ".join(parts)
+
+
+def site_line(
+    row: Mapping[str, Any], previous: Mapping[str, Any] | None, regressed_beyond: float | None = None
+) -> str:
+    """A site's run in one line, as a client is told of it and `site pull` prints it: its figures
+    and, after the target's previous site run, how its average moved; a run whose average fell
+    more than the tolerance (`regressed_beyond`) says `regressed` first, and the tolerance last."""
+    verb = " regressed:" if regressed_beyond is not None else ":"
     line = (
-        f"{run_label(row)} of {row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, "
+        f"{run_label(row)} of {row['target_id']}{verb} pass rate {row['pass_rate']:.2f} {interval(row)}, "
         f"average {row['avg_score']:.2f}/5, gate {'passed' if row['passed_gate'] else 'failed'}, "
         f"{count(row['question_count'], 'question')}, {count(row['error_count'], 'error')}"
     )
     if previous is None:
         return line
-    return f"{line}; average {signed(row['avg_score'] - previous['avg_score'])} against {run_label(previous)}"
+    moved = (
+        f"{line}; average {signed(row['avg_score'] - previous['avg_score'])} against {run_label(previous)}"
+    )
+    return moved if regressed_beyond is None else f"{moved} (tolerance {regressed_beyond:g})"
 
 
 def run_column(row: Mapping[str, Any]) -> str:
@@ -317,8 +350,20 @@ def _verdict(case: CaseRecord | None) -> str:
         return "-"
     if case.score is None:
         return "error"
-    state = "" if case.passed is None else ("pass " if case.passed else "fail ")
+    state = "tied " if case.tied else "" if case.passed is None else ("pass " if case.passed else "fail ")
     return f"{state}{case.score:.2f}"
+
+
+TIED = (
+    "tied: a site question scored the same as one on the other side of its row's pass line, so the "
+    "row leaves its verdict unknown (never counted as a flip)"
+)
+
+
+def _tied(comparison: Diff) -> list[str]:
+    """The legend of `tied`, when a case of the diff is."""
+    tied = any(case is not None and case.tied for _, base, head in comparison.cases for case in (base, head))
+    return [TIED] if tied else []
 
 
 def _change(base: CaseRecord | None, head: CaseRecord | None) -> str:
@@ -352,7 +397,7 @@ def format_diff(comparison: Diff) -> str:
         (_case_name(case_id, b, h), _verdict(b), _verdict(h), _change(b, h))
         for case_id, b, h in comparison.cases
     ]
-    return "\n".join([title, *_summary(comparison), "", _columns(table)])
+    return "\n".join([title, *_summary(comparison), "", _columns(table), *_tied(comparison)])
 
 
 def _case_name(key: str, base: CaseRecord | None, head: CaseRecord | None) -> str:
@@ -400,6 +445,8 @@ def format_diff_markdown(comparison: Diff) -> str:
             lines += ["", f"<details><summary>{title} ({len(cases)})</summary>", "", *table, "", "</details>"]
         else:
             lines += ["", f"**{title}**", "", *table]
+    for line in _tied(comparison):
+        lines += ["", f"_{_cell(line)}_"]
     return "\n".join(lines)
 
 

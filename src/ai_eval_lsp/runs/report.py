@@ -10,6 +10,7 @@ from typing import Any
 
 from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label, run_name
 from ai_eval_lsp.runs.render import (
+    TIED,
     format_diff,
     format_diff_markdown,
     format_history,
@@ -105,6 +106,8 @@ def _cases_table(cases: Sequence[CaseRecord]) -> str:
     for case in cases:
         if case.score is None:
             state, css = "error", "fail"
+        elif case.tied:
+            state, css = "tied", ""
         elif case.passed is None:
             state, css = "scored", ""
         else:
@@ -114,10 +117,12 @@ def _cases_table(cases: Sequence[CaseRecord]) -> str:
             f'<tr><td>{escape(case.case_id)}</td><td class="{css}">{state}</td><td>{score}</td>'
             f"<td>{escape(case.reason or '')}</td></tr>"
         )
+    legend = f"<p>{escape(TIED)}</p>" if any(case.tied for case in cases) else ""
     return (
         "<table><tr><th>case</th><th>verdict</th><th>score (of 5)</th><th>reason</th></tr>"
         + "".join(rows)
         + "</table>"
+        + legend
     )
 
 

@@ -19,7 +19,7 @@ from ai_eval_lsp import __version__
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import CaseRecord, Diff, diff
 from ai_eval_lsp.core.compare import cases_file as cases_file_of
-from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, passing_score
+from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
 from ai_eval_lsp.core.refs import parse_ref
@@ -359,9 +359,6 @@ def run(
     }
     if site_target is not None:
         config["site_target"] = site_target
-        line = _passing_score(library, ref)
-        if line is not None:
-            config["pass_line"] = 5 * line
     row = build_row(parse_ref(ref).id, results, gate, options.source, time.perf_counter() - clock, config)
     records = [case.record() for case in results]
     try:
@@ -383,15 +380,6 @@ def run(
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)
     return result
-
-
-def _passing_score(library: RubricLibrary, ref: str) -> float | None:
-    """The run's rubric's pass line: what the site's scores of the questions it mirrors are judged by."""
-    try:
-        rubric = library(ref)
-    except RubricError:
-        return None
-    return passing_score(rubric) if rubric is not None else None
 
 
 def case_names(cases: Sequence[Any]) -> list[str]:

@@ -18,7 +18,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -183,16 +183,32 @@ class SiteRun:
     regressed: bool
 
 
+PLACES = 9
+"""Decimal places a drop in average is compared at: 3.7 - 3.2 is 0.5000000000000004 in floats,
+and a drop of exactly the tolerance is no regression."""
+
+
+def _regressed(previous: Mapping[str, Any] | None, row: Mapping[str, Any], tolerance: float) -> bool:
+    """Whether a site run's average fell more than `tolerance` below the target's previous site
+    run, as seed 003's example subscriber decides (`$drop <= TOLERANCE` is no regression)."""
+    return previous is not None and round(previous["avg_score"] - row["avg_score"], PLACES) > tolerance
+
+
 def announce(
     store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float
 ) -> list[SiteRun]:
-    """Each new row with its line and `regressed`: its average fell more than `tolerance` below
-    the site's previous row of the same target, as seed 003's example subscriber decides."""
+    """Each new row (oldest first, as `pull` gives them) with its line and `regressed`; a row's
+    previous run is the one of its target before it in `rows`, else the one stored before."""
     runs = []
+    latest: dict[str, dict[str, Any] | None] = {}
     for row in rows:
-        previous = store.previous_site_row(site, row["target_id"], row["id"])
-        drop = None if previous is None else previous["avg_score"] - row["avg_score"]
-        runs.append(SiteRun(row, site_line(row, previous), drop is not None and drop > tolerance))
+        target = row["target_id"]
+        if target not in latest:
+            latest[target] = store.previous_site_row(site, target, row["id"])
+        previous = latest[target]
+        fell = _regressed(previous, row, tolerance)
+        runs.append(SiteRun(row, site_line(row, previous, tolerance if fell else None), fell))
+        latest[target] = row
     return runs
 
 

@@ -17,10 +17,9 @@ from ai_eval_lsp.core.compare import (
     CaseRecord,
     Diff,
     diff,
-    judged,
     mirrored_target,
-    pass_line,
     question_scores,
+    row_verdicts,
     run_label,
 )
 
@@ -450,7 +449,8 @@ class ResultStore:
 
     def cases(self, row: Mapping[str, Any]) -> list[CaseRecord]:
         """A row's cases in run order. A site's row gives its questions' scores from
-        `scores_json`, as does a row stored before cases were kept (schema 0): with no verdict."""
+        `scores_json`, with the verdicts the row's pass rate implies (`row_verdicts`); a row stored
+        before cases were kept (schema 0) gives its cases' scores, with no verdict."""
         found = (
             []
             if SITE_ID in row
@@ -472,21 +472,27 @@ class ResultStore:
                 )
                 for case in found
             ]
-        return question_scores(row.get("scores_json"), questions=SITE_ID in row)
+        if SITE_ID in row:
+            return row_verdicts(question_scores(row.get("scores_json"), questions=True), row["pass_rate"])
+        return question_scores(row.get("scores_json"), questions=False)
 
     def diff(self, base: RunName = None, head: RunName = None, target: str | None = None) -> Diff:
         """Two runs of one target compared: by default the target's latest run and the one before;
         the target by default is the one run last; a base alone is compared with its target's
         latest. A run is named by its local run id, `latest`, `previous`, `site:ID` or
         `site:latest` (`RunName`). A local run of a cases file with `site_target` and a site's
-        run of that target are compared question by question, the site's questions judged by
-        that run's pass line."""
+        run of that target are compared question by question."""
         base_ref, head_ref = _reference(base), _reference(head)
         if base_ref is None and head_ref is None:
             head_row, base_row = self._latest_two(target)
         else:
             if base_ref is None:
                 raise StoreError("name the base run too: a diff of one run compares it with a later one")
+            if base_ref == "site:latest" and head_ref is None:
+                raise StoreError(
+                    "`site:latest` is the site's latest run: name the run to compare it with too "
+                    "(`diff site:latest latest`: your latest run of the cases file mirroring its target)"
+                )
             targets = _Targets(target)
             named: dict[tuple[str, int] | str, dict[str, Any]] = {}
             # the runs named by id first, then the local runs named `latest` or `previous`, each
@@ -602,29 +608,12 @@ class ResultStore:
                     f"{run_label(sites[0])} of `{sites[0]['target_id']}`: add `site_target: "
                     f"{sites[0]['target_id']}` to its cases file and run it again"
                 )
-            line = pass_line(local[0])
         elif base["target_id"] != head["target_id"]:
             raise StoreError(
                 f"{run_label(base)} is of `{base['target_id']}` and {run_label(head)} of `{head['target_id']}`: "
                 "a diff compares runs of one target"
             )
-        else:
-            line = self._pass_line_of(base["target_id"]) if sites else None
-
-        def cases(row: dict[str, Any]) -> list[CaseRecord]:
-            found = self.cases(row)
-            return judged(found, line) if SITE_ID in row and line is not None else found
-
-        return diff(base, head, cases(base), cases(head), by_question=len(sites) == 1)
-
-    def _pass_line_of(self, site_target: str) -> float | None:
-        """The pass line of the latest local run whose cases file mirrors a site target."""
-        found = self._select(
-            "SELECT config_json FROM ai_eval_result WHERE json_extract(config_json, '$.site_target') = ? "
-            "ORDER BY id DESC LIMIT 1",
-            (site_target,),
-        )
-        return pass_line(found[0]) if found else None
+        return diff(base, head, self.cases(base), self.cases(head), by_question=len(sites) == 1)
 
 
 RunName = int | str | None

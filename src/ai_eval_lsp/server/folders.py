@@ -205,8 +205,14 @@ class Folders:
             await self.walk(folder, again=walk)
 
     def tell(self, folder: Folder, project: Project) -> None:
-        for problem in [*project.setting_problems, *project.registry.problems()]:
-            self.server.log(f"{folder.root}: {problem}")
+        """What is wrong in a project's settings and plugins, in the log when it appears (not at
+        every reload), and its notices, shown once a session."""
+        problems = [
+            f"{folder.root}: {problem}"
+            for problem in (*project.setting_problems, *project.registry.problems())
+        ]
+        for problem in self.session.newly_standing(folder.root, problems):
+            self.server.log(problem)
         for notice in project.registry.notices():  # told once a session, not at every reload
             if self.session.first_telling((folder.root, notice)):
                 self.server.window_show_message(

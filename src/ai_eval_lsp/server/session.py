@@ -270,7 +270,10 @@ class Session:
         self.settings_problems: Sequence[str] = ()
         """What is wrong in the settings the client started with, to tell once it is initialized."""
         self.told: set[Hashable] = set()
-        """What the user was shown that is shown once a session (settings problems, notices)."""
+        """What the user was shown that is shown once a session (notices)."""
+        self.standing: dict[Hashable, frozenset[str]] = {}
+        """The problems each source of settings (the editor's, per scope; a folder's project) had
+        when last read: a problem is told when it appears, not at every read."""
         self.progress: dict[int | str, Cancellable] = {}
         """The progress under way, by token, so the client can cancel it."""
         self.requests: dict[object, Cancellation] = {}
@@ -286,6 +289,13 @@ class Session:
         told = said in self.told
         self.told.add(said)
         return not told
+
+    def newly_standing(self, source: Hashable, problems: Sequence[str]) -> list[str]:
+        """The problems `source` has now that no source had: to be told. The editor's settings are
+        read per scope, again at every change, and the same problem stands in each."""
+        before = frozenset().union(*self.standing.values())
+        self.standing[source] = frozenset(problems)
+        return [problem for problem in dict.fromkeys(problems) if problem not in before]
 
     def progress_began(self, token: int | str, progress: Cancellable) -> None:
         self.progress[token] = progress

@@ -2,8 +2,8 @@
 database reads the site's rows when it loads (silently: that read fills the history), then every
 `site.pollSeconds` while one of its rubric or cases files is open, and when asked
 (`aiEval.siteRuns`). Each row found after the first read is announced once: `aiEval/runComplete`
-with `trigger: "site"`, its line and `regressed`, or a message for a client that does not show
-runs itself.
+with `trigger: "site"`, its line and `regressed`, and the line in the log, or, for a regression
+and a client that does not show runs itself, a message instead of the log line.
 
 The database is read on a daemon thread, never on the event loop, so an unreachable site delays
 neither typing, a run, nor the server's exit. Each folder's `SiteWatch` is changed on the loop only,
@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from lsprotocol import types
 
 from ai_eval_lsp.drupal.site_address import SETTING
+from ai_eval_lsp.runs.render import count
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server import names
@@ -120,7 +121,7 @@ async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | N
         for note in pulled.skipped:
             server.log(f"{folder.root}: {note}", types.MessageType.Warning)
         if first and pulled.stored:
-            server.log(f"{folder.root}: {len(pulled.stored)} site runs read from {site.address}")
+            server.log(f"{folder.root}: {count(len(pulled.stored), 'site run')} read from {site.address}")
     for run in runs:
         _tell(server, folder, run)
     if runs:
@@ -142,6 +143,8 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
 
 
 def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
+    """`aiEval/runComplete`, and the line in the log; a client that does not show runs itself
+    gets a regression as a message instead (one of the two, never both)."""
     params = {
         **run.row,
         "trigger": "site",
@@ -151,9 +154,10 @@ def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
     }
     server.notify(names.RUN_COMPLETE, params)
     kind = types.MessageType.Warning if run.regressed else types.MessageType.Info
-    server.log(f"{folder.root}: {run.summary}", kind)
-    if not server.client_shows_runs():
+    if run.regressed and not server.client_shows_runs():
         server.window_show_message(types.ShowMessageParams(kind, run.summary))
+    else:
+        server.log(f"{folder.root}: {run.summary}", kind)
 
 
 async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:

@@ -43,18 +43,17 @@ async def fetch_settings(server: AiEvalServer, scope: str | None) -> Settings:
         return server.session.settings
     raw = values[0] if values and isinstance(values[0], dict) else {}
     settings, problems = Settings.from_mapping(raw)
-    tell_settings_problems(server, problems)
+    tell_settings_problems(server, scope, problems)
     return settings
 
 
-def tell_settings_problems(server: AiEvalServer, problems: Sequence[str]) -> None:
-    """Log every settings problem, and show each once a session: a mistyped key read as nothing
-    is worth a message the user sees, not only a line in a log."""
-    for problem in problems:
-        message = f"{SECTION} settings: {problem}"
+def tell_settings_problems(server: AiEvalServer, scope: str | None, problems: Sequence[str]) -> None:
+    """Log and show each settings problem once, when it appears (the settings are read per scope
+    and at every change): a mistyped key read as nothing is worth a message the user sees."""
+    messages = [f"{SECTION} settings: {problem}" for problem in problems]
+    for message in server.session.newly_standing(("settings", scope), messages):
         server.log(message, types.MessageType.Warning)
-        if server.session.first_telling(message):
-            server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
+        server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
 
 async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None:
@@ -92,7 +91,7 @@ def initialize(server: AiEvalServer, params: types.InitializeParams) -> None:
 
 
 async def initialized(server: AiEvalServer, params: types.InitializedParams) -> None:
-    tell_settings_problems(server, server.session.settings_problems)
+    tell_settings_problems(server, None, server.session.settings_problems)
     # Watch first: files that change while the folders are walked are read once they are.
     watched = (
         server.client_capabilities.workspace and server.client_capabilities.workspace.did_change_watched_files
