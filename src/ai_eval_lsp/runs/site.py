@@ -186,14 +186,19 @@ class SiteRun:
 def announce(
     store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float
 ) -> list[SiteRun]:
-    """Each new row with its line and `regressed`: its average fell more than `tolerance` below
-    the site's previous row of the same target, as seed 003's example subscriber decides."""
-    runs = []
-    for row in rows:
-        previous = store.previous_site_row(site, row["target_id"], row["id"])
+    """Each row with its line and `regressed`: its average fell more than `tolerance` below
+    the site's previous row of the same target, as seed 003's example subscriber decides. `rows`
+    hold each target's rows without a gap (a pull's new rows, a history's newest), in any order:
+    a row's previous one is the one before it among them, else the store's."""
+    before: dict[str, dict[str, Any] | None] = {}
+    told: dict[int, SiteRun] = {}
+    for row in sorted(rows, key=lambda found: int(found["id"])):
+        target = row["target_id"]
+        previous = before[target] if target in before else store.previous_site_row(site, target, row["id"])
+        before[target] = row
         drop = None if previous is None else previous["avg_score"] - row["avg_score"]
-        runs.append(SiteRun(row, site_line(row, previous), drop is not None and drop > tolerance))
-    return runs
+        told[id(row)] = SiteRun(row, site_line(row, previous), drop is not None and drop > tolerance)
+    return [told[id(row)] for row in rows]
 
 
 # --- a row read as seed 003 says ---------------------------------------------------------------

@@ -132,6 +132,12 @@ def _announced(site: SiteWatch, rows: list[dict[str, Any]]) -> list[SiteRun]:
     return announce(site.store, site.address.identity, rows, site.tolerance)
 
 
+def _listed(site: SiteWatch, target: str | None, limit: int | None) -> list[SiteRun]:
+    """The site's runs in the store (of `target`, or of every one), newest first, each with its
+    line and whether it regressed, as when it was told."""
+    return _announced(site, site.store.site_history(site.address.identity, target, limit))
+
+
 def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
     if not server.session.site_failed(site, why):
@@ -141,14 +147,14 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
 
 
+def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
+    """A site's run as clients get it, told of (`aiEval/runComplete`) or listed (`aiEval.siteRuns`):
+    the row with the server's line, whether it regressed, and the project whose results hold it."""
+    return {**run.row, "summary": run.summary, "regressed": run.regressed, "projectUri": uri_of(folder.root)}
+
+
 def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
-    params = {
-        **run.row,
-        "trigger": "site",
-        "summary": run.summary,
-        "regressed": run.regressed,
-        "projectUri": uri_of(folder.root),
-    }
+    params = {**_shown(folder, run), "trigger": "site"}
     server.notify(names.RUN_COMPLETE, params)
     kind = types.MessageType.Warning if run.regressed else types.MessageType.Info
     server.log(f"{folder.root}: {run.summary}", kind)
@@ -158,7 +164,8 @@ def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
 
 async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
     """`aiEval.siteRuns`: read the site's new rows now (of the project of `uri`, else of every
-    project with a site), then its rows of `target` (or of every target), newest first."""
+    project with a site), then its rows of `target` (or of every target), newest first, each as
+    `aiEval/runComplete` tells of one (its line, `regressed`, `projectUri`)."""
     uri, target, limit = argument.get("uri"), argument.get("target"), argument.get("limit")
     if target is not None and not isinstance(target, str):
         raise NotApplicable(f"`target` must be a site target, not {target!r}")
@@ -179,10 +186,9 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
         }
     troubles = [why for folder, site in watched if (why := await read(server, folder, site)) is not None]
     rows = []
-    for _, site in watched:
-        rows += await off_loop(
-            lambda site=site: site.store.site_history(site.address.identity, target, limit)  # type: ignore[misc]
-        )
+    for folder, site in watched:
+        listed = await off_loop(lambda site=site: _listed(site, target, limit))  # type: ignore[misc]
+        rows += [_shown(folder, run) for run in listed]
     rows.sort(key=lambda row: (row["timestamp"], row["id"]), reverse=True)
     answer: dict[str, Any] = {"rows": rows[:limit] if limit else rows}
     if troubles:
