@@ -427,6 +427,8 @@ def test_the_report_draws_site_runs_hollow_and_names_them(
     assert "<h2>support_bot</h2>" in html and "latest: site run 2 at" in html
     assert '<circle cx="' in html and 'fill="#ffffff" stroke="#0969da"' in html
     assert "<title>site run 1: pass rate 1.00" in html and ">s2</text>" in html
+    # the legend names a run that is there, the newest site run
+    assert "x: run id (hollow, s2: site run 2)</p>" in html and "412" not in html
 
 
 def test_the_store_schema_1_keeps_its_runs_when_it_learns_question_ids(tmp_path: Path) -> None:
