@@ -104,6 +104,19 @@ async def test_a_row_the_site_inserts_reaches_the_client_once_and_a_regression_i
         (1, False, project.as_uri()),
     ]
     assert listed[0]["summary"] == note.summary and listed[0]["avg_score"] == note.avg_score
+    assert (
+        listed[0]["facts"]
+        == [list(fact) for fact in note.facts]
+        == [
+            ["date", "2026-05-28 20:46 UTC"],
+            ["pass rate", "0.00 [0.00, 0.20]"],
+            ["average", "1.50/5"],
+            ["gate", "failed"],
+            ["questions", "2"],
+            ["errors", "0"],
+            ["source", "manual"],
+        ]
+    )
     assert listed[1]["summary"].endswith("; average -0.50 against site run 1")
 
 

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from lsprotocol import types
 
 from ai_eval_lsp.drupal.site_address import SETTING
+from ai_eval_lsp.runs.render import run_facts
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server import names
@@ -149,8 +150,15 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
 
 def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
     """A site's run as clients get it, told of (`aiEval/runComplete`) or listed (`aiEval.siteRuns`):
-    the row with the server's line, whether it regressed, and the project whose results hold it."""
-    return {**run.row, "summary": run.summary, "regressed": run.regressed, "projectUri": uri_of(folder.root)}
+    the row with the server's line and facts, whether it regressed, and the project whose results
+    hold it."""
+    return {
+        **run.row,
+        "summary": run.summary,
+        "facts": run_facts(run.row),
+        "regressed": run.regressed,
+        "projectUri": uri_of(folder.root),
+    }
 
 
 def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
