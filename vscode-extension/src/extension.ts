@@ -15,7 +15,7 @@ import {
   StaticFeature,
 } from "vscode-languageclient/node";
 import { selectWheels } from "./bundle";
-import { RunComplete, runNotice } from "./format";
+import { RunComplete, SiteRunsAnswer, runNotice } from "./format";
 import {
   InterpreterChoice,
   Message,
@@ -30,10 +30,19 @@ import {
   withPythonPath,
 } from "./interpreter";
 import { provideBundledServer, readManifest } from "./provision";
-import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
+import {
+  AI_EVAL_LANGUAGE,
+  DOCUMENT_ROLE_NOTIFICATION,
+  DOCUMENT_SELECTOR,
+  DocumentRole,
+  DocumentRoleParams,
+  HistoryTarget,
+  historyTargets,
+  languageForRole,
+} from "./roles";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
 import { HistoryAnswer, showHistory } from "./historyPanel";
-import { RunsView } from "./runsView";
+import { RunsView, SITE_RUNS_LISTED } from "./runsView";
 import { StatusBar } from "./statusBar";
 import { CasesTests } from "./testing";
 
@@ -67,6 +76,8 @@ class Extension {
   client: LanguageClient | undefined;
   // Documents this extension switched from YAML to the AI Eval language, by URI: only these go back.
   private readonly switchedToAiEval = new Set<string>();
+  // The role the server gave each rubric and cases file, by URI.
+  private readonly roles = new Map<string, DocumentRole>();
   // Starts and restarts run one after another, so a restart asked for while the server is still
   // starting (a settings change, trust granted) never leaves two servers running.
   private lifecycle: Promise<void> = Promise.resolve();
@@ -104,6 +115,7 @@ class Extension {
     await client.start();
     await this.status.refresh();
     void this.casesTests.refresh();
+    void this.readSiteRuns(false);
     this.context.subscriptions.push({ dispose: () => void client.stop() });
   }
 
@@ -231,6 +243,8 @@ class Extension {
 
   private async applyDocumentRole({ uri, role }: DocumentRoleParams): Promise<void> {
     const key = vscode.Uri.parse(uri).toString();
+    if (role) this.roles.set(key, role);
+    else this.roles.delete(key);
     const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === key);
     if (!document) return;
     const language = languageForRole(role, document.languageId, this.switchedToAiEval.has(key));
@@ -306,20 +320,55 @@ class Extension {
     if (result?.text) void vscode.window.showInformationMessage(`AI Eval: ${result.text}`);
   }
 
-  // The active rubric's history (its id from its last-run lens), else a target the user names.
+  // The active rubric's history; from a cases file, the history of its rubric or of the site target
+  // it mirrors, offered first; else the target the user names.
   async showHistoryOfActive(): Promise<void> {
     if (!this.client) return;
     const document = vscode.window.activeTextEditor?.document;
-    const lenses = document ? await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", document.uri) : [];
-    const lens = (lenses ?? []).find((candidate) => candidate.command?.command === "aiEval.history");
-    const argument = lens?.command?.arguments?.[0] as { target: string; uri?: string } | undefined;
-    const target = argument?.target ?? (await vscode.window.showInputBox({ prompt: "The rubric id whose runs to show" }));
+    const role = document && this.roles.get(document.uri.toString());
+    const offered = document ? historyTargets(role, document.getText()) : [];
+    const target = role === "rubric" && offered.length ? offered[0].target : await pickTarget(offered);
     if (!target) return;
     try {
-      await showHistory(this.client, target, argument?.uri ?? document?.uri.toString());
+      await showHistory(this.client, target, document?.uri.toString());
     } catch (error) {
       void vscode.window.showErrorMessage(`AI Eval: ${error instanceof Error ? error.message : error}`);
     }
+  }
+
+  // The site's runs, read now (`aiEval.siteRuns`, every project's), listed in the runs view. Asked
+  // for by the user, the view is shown, or the server's note on why there are none; read when the
+  // server starts, the note goes to the output channel only.
+  async readSiteRuns(asked: boolean): Promise<void> {
+    const client = this.client;
+    if (!client) {
+      if (asked) void vscode.window.showWarningMessage("AI Eval: the server is not running (AI Eval: Show Output says why).");
+      return;
+    }
+    let answer: SiteRunsAnswer;
+    try {
+      answer = await client.sendRequest<SiteRunsAnswer>("workspace/executeCommand", {
+        command: "aiEval.siteRuns",
+        arguments: [{ limit: SITE_RUNS_LISTED + 1 }],
+      });
+    } catch (error) {
+      const why = `could not read the site's runs: ${error instanceof Error ? error.message : error}`;
+      if (asked) void vscode.window.showErrorMessage(`AI Eval: ${why}`);
+      else this.output.appendLine(why);
+      return;
+    }
+    this.runs.siteAnswered(answer);
+    if (!asked) {
+      if (answer.note) this.output.appendLine(answer.note);
+      return;
+    }
+    if (answer.rows.length) void vscode.commands.executeCommand("aiEval.runs.focus");
+    if (answer.note && answer.rows.length) void vscode.window.showWarningMessage(`AI Eval: ${answer.note}`);
+    else if (answer.note) {
+      void vscode.window.showInformationMessage(`AI Eval: ${answer.note}`, "Open Settings").then((picked) => {
+        if (picked) void vscode.commands.executeCommand("workbench.action.openSettings", "aiEval.site.database");
+      });
+    } else if (!answer.rows.length) void vscode.window.showInformationMessage("AI Eval: the site has no runs yet.");
   }
 
   async exportSchema(): Promise<void> {
@@ -367,6 +416,7 @@ class Extension {
       command("aiEval.client.runCheckOnResponse", () => this.runCheckOnResponse()),
       command("aiEval.client.runRubric", () => this.serverCommandOnActive("aiEval.runRubric")),
       command("aiEval.client.runCases", () => this.serverCommandOnActive("aiEval.runCases")),
+      command("aiEval.client.readSiteRuns", () => this.readSiteRuns(true)),
       command("aiEval.client.exportSchema", () => this.exportSchema()),
       command("aiEval.client.reloadPlugins", () => this.reloadPlugins()),
       command("aiEval.client.restartServer", () => this.restart()),
@@ -383,6 +433,31 @@ class Extension {
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restart()),
     );
   }
+}
+
+// The target the user picks: those offered first (a document's rubric, the site target it
+// mirrors), or any other typed in.
+function pickTarget(offered: HistoryTarget[]): Promise<string | undefined> {
+  const offers = offered.map(({ target, what }) => ({ label: target, description: what }));
+  const pick = vscode.window.createQuickPick();
+  pick.title = "AI Eval: Show Run History";
+  pick.placeholder = "A rubric id or site target whose runs to show (or type another)";
+  pick.items = offers;
+  pick.onDidChangeValue((typed) => {
+    const value = typed.trim();
+    pick.items = value && !offers.some((offer) => offer.label === value) ? [...offers, { label: value, description: "the target typed" }] : offers;
+  });
+  return new Promise((resolve) => {
+    pick.onDidAccept(() => {
+      resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined));
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+  });
 }
 
 let extension: Extension | undefined;
