@@ -469,6 +469,7 @@ try {
     // Listed first among the site's runs, marked; expanded, what a person reads of it.
     await palette(">View: Close All Editor Groups");
     await palette(">Notifications: Clear All Notifications");
+    await openFile("tone.cases.yaml");
     await showRunsView();
     const listed = await page.waitForSelector(`${RUNS_VIEW}:has-text("site run 3 of support_bot")`, { timeout: 30000 });
     await listed.click();
@@ -488,6 +489,8 @@ try {
     await page.mouse.down();
     await page.mouse.move(sideBar.x + sideBar.width + 160, sideBar.y + 300, { steps: 5 });
     await page.mouse.up();
+    await page.mouse.move(sideBar.x + sideBar.width + 600, sideBar.y + 500); // off the sash
+    await page.keyboard.press("Escape"); // no row selected: each shows its own colours
     result.runsShownWhole = await page.$$eval(`${RUNS_VIEW} .monaco-icon-label-container`, (labels) =>
       labels.every((label) => label.scrollWidth <= label.clientWidth),
     );
@@ -528,6 +531,7 @@ try {
       trendDrawnWhole: await trendDrawnWhole(panel),
       legend: await panel.$eval("#history svg + p", (p) => p.innerText),
     };
+    await page.mouse.move(1000, 750); // over the panel: the editor shows no hover
     await page.screenshot({ path: path.join(artifacts, "history-half-width.png") });
     await palette(">View: Close All Editor Groups");
     await page.keyboard.press("Control+B"); // the side bar shows again
