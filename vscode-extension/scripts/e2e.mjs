@@ -531,7 +531,9 @@ try {
       trendDrawnWhole: await trendDrawnWhole(panel),
       legend: await panel.$eval("#history svg + p", (p) => p.innerText),
     };
-    await page.mouse.move(1000, 750); // over the panel: the editor shows no hover
+    // across the editor, then over the panel: the editor shows no hover (its minimap's slider)
+    await page.mouse.move(300, 500, { steps: 5 });
+    await page.mouse.move(1000, 750, { steps: 5 });
     await page.screenshot({ path: path.join(artifacts, "history-half-width.png") });
     await palette(">View: Close All Editor Groups");
     await page.keyboard.press("Control+B"); // the side bar shows again
