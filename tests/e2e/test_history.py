@@ -3,6 +3,7 @@ server as VS Code and Neovim drive it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,17 @@ async def test_a_run_of_some_cases_then_history_and_diff(client: LanguageClient)
     assert subset["row"]["question_count"] == 1 and set(subset["verdicts"]) == {"curt"}
     whole = await run_cases(client, {"uri": uri})
     assert whole["row"]["question_count"] == 2
+    # the run as a person reads it, in the server's words: what an editor lists of it
+    date, *facts = [list(fact) for fact in client.completed_runs[-1].facts]  # type: ignore[attr-defined]
+    assert date[0] == "date" and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", date[1])
+    assert facts == [
+        ["pass rate", "0.50 [0.09, 0.91]"],
+        ["average", "2.50/5"],
+        ["gate", "passed"],
+        ["cases", "2"],
+        ["errors", "0"],
+        ["source", "editor"],
+    ]
 
     history = await command(client, "aiEval.history", {"target": "support_tone", "limit": 2})
     assert [row["run_id"] for row in history["rows"]] == [whole["row"]["run_id"], subset["row"]["run_id"]]

@@ -99,6 +99,28 @@ async def test_a_row_the_site_inserts_reaches_the_client_once_and_a_regression_i
     await asyncio.sleep(3 * POLL)
     assert len(site_notes(showing)) == 1  # once
     assert not [m for m in showing.messages if "site run" in m.message]  # it shows runs itself
+    # listed, each run carries what it was told with: its line, whether it regressed, its project
+    listed = (await command(showing, "aiEval.siteRuns", {"target": "support_bot"}))["rows"]
+    assert [(row["siteId"], row["regressed"], row["projectUri"]) for row in listed] == [
+        (3, True, project.as_uri()),
+        (2, False, project.as_uri()),
+        (1, False, project.as_uri()),
+    ]
+    assert listed[0]["summary"] == note.summary and listed[0]["avg_score"] == note.avg_score
+    assert (
+        listed[0]["facts"]
+        == [list(fact) for fact in note.facts]
+        == [
+            ["date", "2026-05-28 20:46 UTC"],
+            ["pass rate", "0.00 [0.00, 0.20]"],
+            ["average", "1.50/5"],
+            ["gate", "failed"],
+            ["questions", "2"],
+            ["errors", "0"],
+            ["source", "manual"],
+        ]
+    )
+    assert listed[1]["summary"].endswith("; average -0.50 against site run 1")
 
 
 async def test_nothing_is_read_while_no_file_of_the_project_is_open(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -279,6 +280,29 @@ def test_a_site_s_run_is_told_and_its_target_s_history_shows_it(run: dict[str, A
     assert [line.split()[:2] for line in history[2:]] == [["site", "2"], ["site", "1"]]
     diff = run["site_run"]["diff"]
     assert diff[0].startswith("support_bot: site run 1 (") and "-> site run 2 (" in diff[0]
+
+
+def test_ai_eval_site_runs_lists_the_site_s_runs_newest_first_a_regression_marked(
+    run: dict[str, Any],
+) -> None:
+    """`:AiEvalSiteRuns` (`aiEval.siteRuns`): each run's date, `regressed` where it did, and the
+    server's line for it, in a scratch buffer; where there is no site, the server's note why."""
+    assert "site_run" not in run["errors"], run["errors"]
+    listed = run["site_run"]["listed"]
+    assert listed["name"] == "ai-eval://site-runs/all"
+    assert listed["lines"][0] == "The site's runs: 2, newest first"
+    newest, oldest = listed["lines"][1:]
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC  regressed  site run 2 of support_bot: pass rate 0\.00 .*"
+        r"; average -3\.00 against site run 1",
+        newest,
+    ), newest
+    assert re.fullmatch(r"\S+ \S+ UTC {13}site run 1 of support_bot: pass rate 1\.00 .*0 errors", oldest), (
+        oldest
+    )
+    note = run["drupal"]["site_runs_note"]
+    assert note["message"].startswith("ai-eval: ") and "site" in note["message"], note
+    assert note["level"] == 2  # vim.log.levels.INFO
 
 
 def test_the_server_decides_which_yaml_files_are_rubrics(run: dict[str, Any]) -> None:

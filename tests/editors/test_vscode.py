@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ SITE_RUN = (
 def test_the_extension_logic_passes_its_unit_tests() -> None:
     result = subprocess.run(["npm", "test"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "# fail 0" in result.stdout and "# pass 40" in result.stdout
+    assert "# fail 0" in result.stdout and "# pass 44" in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -175,14 +176,21 @@ def test_the_history_panel_and_the_last_run_lens(e2e: dict[str, Any]) -> None:
     screenshot("history.png")
 
 
+def own_runs(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs view's rows of the project's own runs (not the site's, not a run's details)."""
+    return [row for row in rows if row["level"] == 1 and row["label"] != "The site's runs"]
+
+
 def test_one_notification_per_run(e2e: dict[str, Any]) -> None:
     """`aiEval/runComplete` comes once per run; the extension lists each, notifies those not run
     from the Testing view, and the server, told so, sends no message of its own."""
     expectation(e2e, "oneNotificationPerRun")
-    # one Run Cases, and the Testing view's run of its two cases files: three notifications
-    assert len(e2e["runsListed"]) == 3 and all(
-        row.startswith("support_tone: pass rate") for row in e2e["runsListed"]
-    )
+    # one Run Cases, and the Testing view's run of its two cases files: three runs, newest first,
+    # each listed by which run it was, with its date beside it and its gate as its icon
+    listed = own_runs(e2e["runsListed"])
+    assert [row["label"] for row in listed] == [f"run {n} of support_tone" for n in (3, 2, 1)], listed
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", row["description"]) for row in listed)
+    assert all("codicon-pass" in row["icon"].split() for row in listed)
     shown = e2e["allNotifications"]
     # the Testing view's runs show in Test Results: only the Run Cases run raised a notification
     assert len([n for n in shown if n.startswith("AI Eval: support_tone")]) == 1, shown
@@ -215,12 +223,13 @@ def test_a_run_the_site_inserts_is_a_warning_whose_show_history_opens_the_site_t
 ) -> None:
     """The workspace's settings name the Drupal site's database (`aiEval.site.database`, read
     every second): its two runs there when the project loaded were read without a word, and the
-    regressed run it inserts later is one warning with the server's line and "Show History", which
-    opens the site target's history, its site runs marked, on the diff of its two latest."""
+    regressed run it inserts later is one warning that says it regressed, with the server's line
+    and "Show History", which opens the site target's history, its site runs marked, on the diff
+    of its two latest."""
     expectation(e2e, "oneNotificationPerRun")
-    assert not [n for n in e2e["allNotifications"] + e2e["runsListed"] if "site run" in n]  # the first read
+    assert not [n for n in e2e["allNotifications"] if "site run" in n]  # the first read told nothing
     expectation(e2e, "siteRun")
-    assert e2e["siteNotification"] == f"AI Eval: {SITE_RUN}"
+    assert e2e["siteNotification"] == f"AI Eval: regressed: {SITE_RUN}"
     assert e2e["siteNotificationShownWhole"]
     assert "codicon-warning" in e2e["siteNotificationIcon"].split() and e2e["siteButtons"] == ["Show History"]
     screenshot("site-run.png")
@@ -233,12 +242,72 @@ def test_a_run_the_site_inserts_is_a_warning_whose_show_history_opens_the_site_t
         ["site:1", "site run 1"],
     ]
     assert history["picked"] == {"base": "site:2", "head": "site:3"}
-    # the trend scaled down to the panel, the site's runs marked on its axis
+    # the trend scaled down to the panel, the site's runs marked on its axis, and the legend names one
     assert history["trendDrawnWhole"] and history["trendLabels"][-3:] == ["s1", "s2", "s3"]
+    assert history["legend"].endswith("x: run id (hollow, s3: site run 3)")
     first = history["diff"].splitlines()[0]
     assert first.startswith("support_bot: site run 2 (") and "-> site run 3 (" in first
     screenshot("site-history.png")
     assert history["pickedDiff"].startswith("support_bot: site run 1 (")  # another pair, picked by name
-    # listed with the runs of window 1, once, newest first
+
+
+def test_read_the_site_s_runs_lists_them_newest_first_a_regression_marked_and_readable(
+    e2e: dict[str, Any],
+) -> None:
+    """ "AI Eval: Read the Site's Runs" (`aiEval.siteRuns`) shows the runs view with the site's runs
+    read at load; the run the site inserts later joins them first, marked regressed; expanded, it
+    shows what a person reads, never the row's columns."""
+    expectation(e2e, "siteRun")
+    read = e2e["siteRunsRead"]
+    assert read[0]["label"] == "The site's runs" and read[0]["description"] == "2 runs, newest first"
+    site = [row for row in read if row["level"] == 2]
+    assert [row["label"] for row in site] == ["site run 2 of support_bot", "site run 1 of support_bot"]
+    assert [row["description"] for row in site] == ["2026-05-28 20:36 UTC", "2026-05-28 20:26 UTC"]
     listed = e2e["runsListedAfterSite"]
-    assert [row for row in listed if "site run" in row] == [SITE_RUN] and listed[0] == SITE_RUN
+    assert listed[0]["description"] == "3 runs, newest first"
+    newest, *details = [row for row in listed if row["level"] >= 2][:8]
+    assert (newest["label"], newest["description"]) == (
+        "site run 3 of support_bot",
+        "regressed, 2026-05-28 20:46 UTC",
+    )
+    assert e2e["regressedShown"]  # at the side bar's first width too
+    assert "codicon-warning" in newest["icon"].split()
+    assert [(row["label"], row["description"]) for row in details] == [
+        ("date", "2026-05-28 20:46 UTC"),
+        ("pass rate", "0.00 [0.00, 0.20]"),
+        ("average", "1.50/5"),
+        ("gate", "failed"),
+        ("questions", "2"),
+        ("errors", "0"),
+        ("source", "manual"),
+    ]
+    shown = json.dumps(listed)
+    assert not any(
+        column in shown for column in ("timestamp", "run_id", "scores_json", "passed_gate", "1780001200")
+    )
+    assert len(own_runs(listed)) >= 3  # the project's own runs after the site's
+    assert e2e["runsShownWhole"]  # with the side bar widened, for the picture
+    screenshot("runs-view.png")
+
+
+def test_show_run_history_offers_the_cases_file_s_rubric_and_site_target_and_reads_at_half_width(
+    e2e: dict[str, Any],
+) -> None:
+    expectation(e2e, "historyPicker")
+    assert e2e["historyOffers"] == [
+        ["support_tone", "the rubric these cases run"],
+        ["support_bot", "the site target these cases mirror"],
+    ]
+    screenshot("history-picker.png")
+    half = e2e["halfWidth"]
+    assert 0.4 < half["panelWidth"] / half["windowWidth"] <= 0.5, half
+    assert half["wrappedCells"] == [] and half["tableShownWhole"], half  # every cell on one line
+    assert half["trendDrawnWhole"] and half["legend"].endswith("x: run id (hollow, s3: site run 3)")
+    screenshot("history-half-width.png")
+
+
+def test_read_the_site_s_runs_without_a_site_says_why_and_where_to_give_it(e2e: dict[str, Any]) -> None:
+    expectation(e2e, "siteRunsNote")
+    assert e2e["siteRunsNote"].startswith("AI Eval: ") and "site" in e2e["siteRunsNote"]
+    assert e2e["siteRunsNoteButtons"] == ["Open Settings"]
+    screenshot("site-runs-note.png")

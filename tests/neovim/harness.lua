@@ -309,10 +309,15 @@ local function workspace_part()
     wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://diff/") ~= nil end)
     result.site_run.diff = vim.api.nvim_buf_get_lines(0, 0, -1, false)
     vim.cmd("close")
+    vim.cmd("buffer " .. cases)
+    vim.cmd("AiEvalSiteRuns")
+    wait(10000, function() return vim.api.nvim_buf_get_name(0):match("ai%-eval://site%-runs/") ~= nil end)
+    result.site_run.listed = { name = vim.api.nvim_buf_get_name(0), lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) }
+    vim.cmd("close")
   end)
 
   result.commands = {}
-  for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalHistory", "AiEvalDiff", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
+  for _, name in ipairs({ "AiEvalRunCases", "AiEvalRunRubric", "AiEvalRunCheck", "AiEvalHistory", "AiEvalDiff", "AiEvalSiteRuns", "AiEvalReloadPlugins", "AiEvalExportSchema" }) do
     result.commands[name] = vim.fn.exists(":" .. name) == 2
   end
 
@@ -446,6 +451,11 @@ local function drupal_part()
     result.drupal.role = vim.b[rubric].ai_eval_role or vim.NIL
     result.drupal.answered = wait(30000, function() return (arrivals[uri] or 0) > 0 end)
     result.drupal.seed = diagnostics(rubric)
+    -- its settings.php names no database: the site's runs are none, and the server says why
+    local before = #result.notes
+    vim.cmd("AiEvalSiteRuns")
+    wait(10000, function() return #result.notes > before end)
+    result.drupal.site_runs_note = result.notes[before + 1] or vim.NIL
     if errors_on(rubric) > 0 then
       result.drupal.skipped = "the seed rubric has errors, so no edit can be seen to change them"
       return

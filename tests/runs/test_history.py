@@ -536,6 +536,7 @@ def test_report_is_one_html_file_that_loads_nothing(runs: Path, capsys: pytest.C
     assert parser.tags.count("svg") == 1 and parser.tags.count("polygon") == 1  # the trend and its band
     assert "<h2>tone</h2>" in page and "2 runs; latest: run 2" in page
     assert "flipped to fail" in page  # the diff to the run before
+    assert "x: run id</p>" in page and "hollow" not in page  # no site run to name in the legend
 
 
 def test_a_run_stores_every_cases_result_with_its_row(runs: Path) -> None:

@@ -155,6 +155,33 @@ def test_each_new_row_is_announced_with_its_line_and_whether_it_regressed(
     ]
 
 
+def test_a_history_s_newest_runs_carry_the_line_and_regression_they_were_told_with(
+    tmp_path: Path, site: SqliteSite
+) -> None:
+    """What `aiEval.siteRuns` lists: the newest runs, each compared with the run before it, found
+    among them or, for the oldest listed, in the store."""
+    site.insert(
+        runner_row("support_bot", {"q1": 4.0, "q2": 4.0}, run_id=1),
+        runner_row("other_bot", {"q1": 0.0}, run_id=2),
+        runner_row("support_bot", {"q1": 4.0, "q2": 2.6}, run_id=3),  # average -0.70
+        runner_row("support_bot", {"q1": 4.0, "q2": 2.0, "q3": None}, run_id=4),  # -0.30 more
+    )
+    store = ResultStore(tmp_path / "results.sqlite")
+    identity = reader_of(site.path).address.identity
+    told = announce(store, identity, pull(store, reader_of(site.path)).rows, 0.5)
+    newest = store.site_history(identity, limit=2)
+    listed = announce(store, identity, newest, 0.5)
+    assert [run.row["siteId"] for run in listed] == [4, 3]  # in the order given
+    assert [(run.summary, run.regressed) for run in listed] == [
+        (run.summary, run.regressed) for run in (told[3], told[2])
+    ]
+    assert listed[1].regressed and "against site run 1" in listed[1].summary  # the store's run before it
+    one_by_one = [announce(store, identity, [row], 0.5)[0] for row in newest]
+    assert [(run.summary, run.regressed) for run in one_by_one] == [
+        (run.summary, run.regressed) for run in listed
+    ]
+
+
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
@@ -721,6 +748,8 @@ def test_the_report_draws_site_runs_hollow_and_names_them(
     assert "<h2>support_bot</h2>" in html and "latest: site run 2 at" in html
     assert '<circle cx="' in html and 'fill="#ffffff" stroke="#0969da"' in html
     assert "<title>site run 1: pass rate 1.00" in html and ">s2</text>" in html
+    # the legend names a run that is there, the newest site run
+    assert "x: run id (hollow, s2: site run 2)</p>" in html and "412" not in html
 
 
 def test_the_store_schema_1_keeps_its_runs_when_it_learns_question_ids(tmp_path: Path) -> None:

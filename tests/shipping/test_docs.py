@@ -105,6 +105,16 @@ def test_the_settings_reference_is_what_the_settings_define() -> None:
     assert (DOCS / "settings.md").read_text(encoding="utf-8") == generated
 
 
+def test_vs_code_describes_each_setting_as_the_reference_does() -> None:
+    """package.json's descriptions of the server's settings are written by the same script, from
+    the same words: VS Code's Settings editor says what docs/settings.md says."""
+    generated = runpy.run_path(str(ROOT / "scripts" / "settings_reference.py"))["manifest"]()
+    manifest = ROOT / "vscode-extension" / "package.json"
+    assert manifest.read_text(encoding="utf-8") == generated, (
+        "run .venv/bin/python scripts/settings_reference.py"
+    )
+
+
 def test_every_setting_has_its_entry_in_the_reference() -> None:
     from ai_eval_lsp.disk.settings import documented
 

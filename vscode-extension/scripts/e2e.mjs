@@ -8,13 +8,16 @@
 //      run history panel (opened on runs that share cases, its diff text wrapped), one
 //      notification per run, a save that makes a case fail (the notification of what flipped,
 //      the Testing view's state), and the Drupal site's runs (an SQLite site database named in
-//      the workspace's settings: the rows already there are read silently, a regressed row the
-//      site inserts while the editor is open is a warning with "Show History", which opens the
-//      site target's history on its two latest site runs);
+//      the workspace's settings: the rows already there are read silently and listed in the runs
+//      view by "Read the Site's Runs", a regressed row the site inserts while the editor is open
+//      is a warning that says so with "Show History", which opens the site target's history on
+//      its two latest site runs, and the runs view lists it first, marked, expanded to what a
+//      person reads), and "Show Run History" from a cases file that mirrors the site, offering
+//      its rubric and site target, the history panel at half the window's width;
 //   2. a copy of the Drupal fixture site with a bare Python that lacks ai_eval_lsp: the bundled
 //      server is unpacked and says so in one sentence (its details in the output channel),
-//      diagnostics still come, the seed's PHP kind is known, and the status bar counts the
-//      modules' kinds as theirs;
+//      diagnostics still come, the seed's PHP kind is known, the status bar counts the modules'
+//      kinds as theirs, and "Read the Site's Runs" says why there are none;
 // then the universal .vsix (no bundled server) in a fresh code-server, window 1's workspace
 // again: the server pip installed for its interpreter runs.
 // Every expectation is recorded on its own, so one failing does not hide the others.
@@ -250,6 +253,26 @@ const trendDrawnWhole = (panel) =>
   });
 
 const problemRows = () => page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((row) => row.innerText));
+
+// The "AI Eval Runs" view, shown with the room the explorer has: its other sections folded.
+const RUNS_VIEW = '.pane:has(.pane-header:has-text("AI Eval Runs")) .monaco-list-row';
+async function showRunsView() {
+  await palette(">Explorer: Focus on AI Eval Runs View");
+  for (const header of await page.$$('.pane-header[aria-expanded="true"]:not(:has-text("AI Eval Runs"))')) {
+    if (await header.isVisible()) await header.click();
+  }
+  await page.waitForSelector(RUNS_VIEW, { timeout: 30000 });
+}
+// Each row of the runs view as shown: its label, the grey text beside it, its depth and icon.
+const runsRows = () =>
+  page.$$eval(RUNS_VIEW, (rows) =>
+    rows.map((row) => ({
+      label: row.querySelector(".label-name")?.innerText ?? "",
+      description: row.querySelector(".label-description")?.innerText ?? "",
+      level: Number(row.getAttribute("aria-level")),
+      icon: row.querySelector(".custom-view-tree-node-item-icon")?.className ?? "",
+    })),
+  );
 // The language mode VS Code shows in the status bar for the active editor.
 const languageOfActiveEditor = (language) =>
   page.waitForFunction((name) => document.getElementById("status.editor.mode")?.innerText.trim() === name, language, { timeout: 30000 });
@@ -350,10 +373,8 @@ try {
     // Every run so far has answered (Run Cases, then the Testing view's run of each cases file,
     // which ends once its answers came), and each sent its runComplete before its answer: the
     // "AI Eval Runs" view lists each notification once.
-    await palette(">Explorer: Focus on AI Eval Runs View");
-    const runsView = '.pane:has(.pane-header:has-text("AI Eval Runs")) .monaco-list-row';
-    await page.waitForSelector(runsView, { timeout: 30000 });
-    result.runsListed = await page.$$eval(runsView, (rows) => rows.map((row) => row.innerText));
+    await showRunsView();
+    result.runsListed = await runsRows();
     await palette(">Notifications: Show Notifications");
     await page.waitForSelector(".notifications-center", { timeout: 30000 });
     result.allNotifications = await page.$$eval(".notifications-center .notification-list-item-message", (items) => items.map((item) => item.innerText));
@@ -415,6 +436,10 @@ try {
     // are window 1's own). testing.cases.yaml is open, so the site is read every second: the
     // site inserts a run that regressed.
     if (!siteDatabase || !siteInsert) throw new Error("AI_EVAL_SITE_DATABASE and AI_EVAL_SITE_INSERT are not given: run tests/editors/test_vscode.py");
+    // The Testing view is in front; the command reads the site's runs and shows them.
+    await palette(">AI Eval: Read the Site's Runs");
+    await page.waitForSelector(`${RUNS_VIEW}:has-text("site run 2 of support_bot")`, { timeout: 30000 });
+    result.siteRunsRead = await runsRows();
     await palette(">Notifications: Clear All Notifications"); // the site's alone, for the picture
     execFileSync(siteInsert[0], siteInsert.slice(1));
     const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("site run")', { timeout: 30000 });
@@ -434,16 +459,84 @@ try {
       diff: await panel.$eval("#diff", (d) => d.innerText),
       trendDrawnWhole: await trendDrawnWhole(panel),
       trendLabels: await panel.$$eval("#history svg > text", (labels) => labels.map((label) => label.textContent)),
+      legend: await panel.$eval("#history svg + p", (p) => p.innerText),
     };
     await page.screenshot({ path: path.join(artifacts, "site-history.png") });
     // Another pair picked: the panel posts the runs' names, and shows the server's diff of them.
     await panel.selectOption("#base", "site:1");
     await panel.waitForFunction(() => document.getElementById("diff").innerText.includes("site run 1 ("), null, { timeout: 30000 });
     result.siteHistory.pickedDiff = await panel.$eval("#diff", (d) => d.innerText);
-    await palette(">Explorer: Focus on AI Eval Runs View");
-    const runsView = '.pane:has(.pane-header:has-text("AI Eval Runs")) .monaco-list-row';
-    await page.waitForSelector(`${runsView}:has-text("site run")`, { timeout: 30000 });
-    result.runsListedAfterSite = await page.$$eval(runsView, (rows) => rows.map((row) => row.innerText));
+    // Listed first among the site's runs, marked; expanded, what a person reads of it.
+    await palette(">View: Close All Editor Groups");
+    await palette(">Notifications: Clear All Notifications");
+    await openFile("tone.cases.yaml");
+    await showRunsView();
+    const listed = await page.waitForSelector(`${RUNS_VIEW}:has-text("site run 3 of support_bot")`, { timeout: 30000 });
+    await listed.click();
+    await page.waitForSelector(`${RUNS_VIEW}:has-text("pass rate")`, { timeout: 30000 });
+    result.runsListedAfterSite = await runsRows();
+    // At the side bar's first width, the word "regressed" shows whole on its line.
+    result.regressedShown = await listed.evaluate((row) => {
+      const description = row.querySelector(".label-description");
+      const range = document.createRange();
+      range.setStart(description.firstChild, 0);
+      range.setEnd(description.firstChild, "regressed".length);
+      return range.toString() === "regressed" && range.getBoundingClientRect().right <= row.getBoundingClientRect().right;
+    });
+    // The picture with the side bar as wide as a reader makes it for these lines: each shown whole.
+    const sideBar = await (await page.$(".part.sidebar")).boundingBox();
+    await page.mouse.move(sideBar.x + sideBar.width + 1, sideBar.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(sideBar.x + sideBar.width + 160, sideBar.y + 300, { steps: 5 });
+    await page.mouse.up();
+    await page.mouse.move(sideBar.x + sideBar.width + 600, sideBar.y + 500); // off the sash
+    await page.keyboard.press("Escape"); // no row selected: each shows its own colours
+    result.runsShownWhole = await page.$$eval(`${RUNS_VIEW} .monaco-icon-label-container`, (labels) =>
+      labels.every((label) => label.scrollWidth <= label.clientWidth),
+    );
+    await page.screenshot({ path: path.join(artifacts, "runs-view.png") });
+  });
+
+  await expectation("historyPicker", async () => {
+    // A cases file that mirrors the site's target: Show Run History offers its rubric and that
+    // target first. The panel then has half the window: the side bar is hidden.
+    write(
+      path.join(workspace, "mirror.cases.yaml"),
+      "rubric: support_tone\nsite_target: support_bot\ncases:\n  - id: refund_late\n    question: {id: q17}\n    response: \"Sorry, it is on its way.\"\n",
+    );
+    await openFile("mirror.cases.yaml");
+    await page.waitForSelector('.monaco-editor .codelens-decoration:has-text("Run cases")', { timeout: 60000 }); // the server read it
+    await page.keyboard.press("Control+B"); // the side bar hides
+    await page.waitForSelector(".part.sidebar", { state: "hidden", timeout: 30000 });
+    await palette(">AI Eval: Show Run History");
+    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("support_bot")', { timeout: 30000 });
+    result.historyOffers = await page.$$eval(".quick-input-list .monaco-list-row", (rows) =>
+      rows.map((row) => [row.querySelector(".label-name")?.innerText ?? "", row.querySelector(".label-description")?.innerText ?? ""]),
+    );
+    await page.screenshot({ path: path.join(artifacts, "history-picker.png") });
+    await page.click('.quick-input-list .monaco-list-row:has-text("support_bot")');
+    const panel = await historyPanel("support_bot");
+    result.halfWidth = {
+      panelWidth: await panel.evaluate(() => document.documentElement.clientWidth),
+      windowWidth: page.viewportSize().width,
+      // each cell one line, and the table whole within the panel
+      wrappedCells: await panel.$$eval("#history td, #history th", (cells) =>
+        cells.filter((cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+        }).map((cell) => cell.innerText),
+      ),
+      tableShownWhole: await shownWhole(await panel.$("#history table")),
+      trendDrawnWhole: await trendDrawnWhole(panel),
+      legend: await panel.$eval("#history svg + p", (p) => p.innerText),
+    };
+    // across the editor, then over the panel: the editor shows no hover (its minimap's slider)
+    await page.mouse.move(300, 500, { steps: 5 });
+    await page.mouse.move(1000, 750, { steps: 5 });
+    await page.screenshot({ path: path.join(artifacts, "history-half-width.png") });
+    await palette(">View: Close All Editor Groups");
+    await page.keyboard.press("Control+B"); // the side bar shows again
   });
 
   await expectation("bundledServer", async () => {
@@ -489,6 +582,16 @@ try {
     result.drupalProblems = await problemRows();
     const wrong = result.drupalProblems.filter((row) => row.includes("word_count") || row.includes("services.yml"));
     if (wrong.length) throw new Error(`unexpected problems: ${wrong.join(" | ")}`);
+  });
+
+  await expectation("siteRunsNote", async () => {
+    // The Drupal fixture's settings.php names no database: the command says why there are none.
+    await palette(">Notifications: Clear All Notifications");
+    await palette(">AI Eval: Read the Site's Runs");
+    const toast = await page.waitForSelector('.notifications-toasts .notification-list-item:has-text("AI Eval:")', { timeout: 30000 });
+    result.siteRunsNote = await (await toast.$(".notification-list-item-message")).innerText();
+    result.siteRunsNoteButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
+    await page.screenshot({ path: path.join(artifacts, "site-runs-note.png") });
   });
 
   await expectation("universalVsix", async () => {

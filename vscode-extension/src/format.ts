@@ -24,11 +24,21 @@ export interface ResultRow {
 // A run of this project's own (not the site's): it always has its run id.
 export type LocalRow = ResultRow & { run_id: number };
 
-// SPEC section 5's diff JSON, as far as this client reads it: two runs of one cases file.
+// A case on one side of a diff: its 0..5 score (null: errored) and verdict. A site question's
+// verdict is null where the server cannot tell it (a tie at its row's pass line, SPEC section 3):
+// unknown, never a pass or a fail, and never a flip.
+export interface DiffSide {
+  score: number | null;
+  passed: boolean | null;
+}
+
+// SPEC section 5's diff JSON, as far as this client reads it: two runs of one cases file. What
+// flipped is the server's `flipped`; the client never compares the two sides itself.
 export interface Change {
   target: string;
   base: LocalRow;
   head: LocalRow;
+  cases?: Array<{ caseId: string; base: DiffSide | null; head: DiffSide | null }>;
   flipped: string[];
 }
 
@@ -39,13 +49,37 @@ export interface CaseShown {
   messages: Array<{ text: string; expected?: string; actual?: string }>;
 }
 
-// `aiEval/runComplete`: the row, what started the run, the line to show and, after an earlier run
+// A run as a person reads it, fact by fact, in the server's words: `["date", "2026-05-28 20:46
+// UTC"]`, `["pass rate", "0.62 [0.49, 0.74]"]`, the average, gate, cases or questions, errors and
+// source.
+export type Facts = Array<[string, string]>;
+
+// A site's run as the server gives it (each row of `aiEval.siteRuns`, and `aiEval/runComplete`
+// with `trigger: "site"`): the row, its id on the site, the server's line and facts for it,
+// whether its average fell more than `site.regressionTolerance` below the site's run before it,
+// and the project folder whose results hold it.
+export interface SiteRun extends ResultRow {
+  siteId: number;
+  summary?: string;
+  facts?: Facts;
+  regressed?: boolean;
+  projectUri?: string;
+}
+
+// `aiEval.siteRuns`'s answer: the site's runs newest first, or a note on why there are none (or
+// why the site could not be read just now).
+export interface SiteRunsAnswer {
+  rows: SiteRun[];
+  note?: string;
+}
+
+// `aiEval/runComplete`: the row, what started the run, the line to show and its facts, after an earlier run
 // of the same cases file, what changed; a run on save also carries its cases as shown. A site's run
-// (`trigger: "site"`, a row the site inserted) carries its id on the site, whether its average fell
-// more than `site.regressionTolerance`, and the project folder whose results hold it.
+// (`trigger: "site"`, a row the site inserted) carries what `SiteRun` holds.
 export interface RunComplete extends ResultRow {
   trigger: "command" | "save" | "site";
   summary: string;
+  facts?: Facts;
   casesUri?: string;
   change?: Change;
   cases?: Record<string, CaseShown>;
@@ -63,14 +97,42 @@ export interface RunPair {
   head: RunName;
 }
 
-// The fields of the result row (SPEC section 3), in its order: what the results view lists.
-const ROW_FIELDS: Array<keyof ResultRow> = [
-  "id", "target_id", "run_id", "timestamp", "avg_score", "pass_rate", "pass_rate_ci_low", "pass_rate_ci_high",
-  "passed_gate", "question_count", "error_count", "scores_json", "source", "duration", "config_json",
-];
+// A run as the runs view lists it: one line (which run, then beside it what stands out, a
+// regression or flips, before its date, so a narrow side bar still shows it; the server's line as
+// its tooltip) and an icon: a warning for a site's run that regressed, else its gate.
+export interface RunLine {
+  label: string;
+  description: string;
+  tooltip: string;
+  icon: "warning" | "pass" | "error";
+}
 
-export function rowDetails(row: ResultRow): Array<[string, string]> {
-  return ROW_FIELDS.map((key) => [key, row[key] === null ? "null" : String(row[key])]);
+const SITE_ID = "siteId";
+
+type Listed = ResultRow & { siteId?: number; summary?: string; facts?: Facts; regressed?: boolean; change?: Change };
+
+const isSiteRun = (row: Listed): row is SiteRun => typeof row[SITE_ID] === "number";
+
+export function runLine(run: Listed): RunLine {
+  const flipped = run.change?.flipped.length ?? 0;
+  const site = isSiteRun(run);
+  const marked = site ? (run.regressed ? "regressed" : "") : flipped ? `${flipped} flipped` : "";
+  const date = run.facts?.find(([name]) => name === "date")?.[1];
+  return {
+    label: site ? `site run ${run.siteId} of ${run.target_id}` : `run ${run.run_id} of ${run.target_id}`,
+    description: [marked, date].filter(Boolean).join(", "),
+    tooltip: run.summary ?? "",
+    icon: site && run.regressed ? "warning" : run.passed_gate === 1 ? "pass" : "error",
+  };
+}
+
+// What a person reads of a run, expanded in the runs view: the server's facts and what flipped,
+// never the row's raw columns.
+export function runFacts(run: Listed): Facts {
+  const facts: Facts = [...(run.facts ?? [])];
+  const flipped = run.change?.flipped ?? [];
+  if (flipped.length) facts.push(["flipped", flipped.join(", ")]);
+  return facts;
 }
 
 // A notification and the history panel its button opens: of `target`, read from the results of
@@ -88,7 +150,12 @@ export interface Notice {
 // regressed.
 export function runNotice(run: RunComplete): Notice | undefined {
   const text = `AI Eval: ${run.summary}`;
-  if (run.trigger === "site") return { text, warning: run.regressed === true, target: run.target_id, uri: run.projectUri };
+  if (run.trigger === "site") {
+    // The warning says it in words too, whether or not the server's line does.
+    const regressed = run.regressed === true;
+    const said = regressed && !/\bregressed\b/.test(run.summary) ? `AI Eval: regressed: ${run.summary}` : text;
+    return { text: said, warning: regressed, target: run.target_id, uri: run.projectUri };
+  }
   const flipped = run.change?.flipped.length ?? 0;
   if (run.trigger === "save" && flipped === 0) return undefined;
   const diff = flipped && run.change ? { base: run.change.base.run_id, head: run.change.head.run_id } : undefined;

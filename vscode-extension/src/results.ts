@@ -46,14 +46,16 @@ function runOptions(runs: RunChoice[], selected: RunName | undefined): string {
 // The whole panel: the server's history (its trend and runs) and diff (or why there is none) as they
 // come, and two lists to pick the runs to compare (the script only posts the picked runs' names; the
 // extension answers with the server's diff). Nothing is loaded and only this script runs. The
-// panel is as narrow as the editor beside it: a diff's lines wrap, and a table too wide scrolls.
+// panel is as narrow as the editor beside it: a diff's lines wrap, a table's cells never do (a
+// date or an interval reads as one), and a table too wide for the panel scrolls.
 export function historyHtml(target: string, history: string, diff: string, picker: Picker, nonce: string, cspSource: string): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
 <title>${escapeHtml(target)}</title>
 <style>
 body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1em; }
-table { border-collapse: collapse; display: block; overflow-x: auto; } td, th { padding: 0.15em 0.5em; text-align: left; }
+table { border-collapse: collapse; display: block; overflow-x: auto; }
+td, th { padding: 0.15em 0.4em; text-align: left; white-space: nowrap; }
 svg { max-width: 100%; height: auto; } svg text { font-size: 11px; fill: var(--vscode-descriptionForeground); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 </style></head><body>

@@ -30,3 +30,22 @@ export function languageForRole(role: DocumentRole, currentLanguage: string, swi
   }
   return undefined;
 }
+
+// The targets whose run history a document's "Show Run History" offers first: a rubric's id; a
+// cases file's rubric (without `@version`) and the site target it mirrors (`site_target`). Read
+// from its top-level keys as they are written; the user may still name another.
+export interface HistoryTarget {
+  target: string;
+  what: string;
+}
+
+const topLevel = (text: string, key: string): string | undefined =>
+  new RegExp(`^${key}:[ \\t]*["']?([^"'\\s#@]+)`, "m").exec(text)?.[1];
+
+export function historyTargets(role: DocumentRole | undefined, text: string): HistoryTarget[] {
+  const found: Array<[string | undefined, string]> =
+    role === "rubric" ? [[topLevel(text, "id"), "this rubric"]]
+    : role === "cases" ? [[topLevel(text, "rubric"), "the rubric these cases run"], [topLevel(text, "site_target"), "the site target these cases mirror"]]
+    : [];
+  return found.filter((pair): pair is [string, string] => pair[0] !== undefined).map(([target, what]) => ({ target, what }));
+}

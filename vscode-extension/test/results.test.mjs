@@ -38,6 +38,7 @@ test("the history panel frames the server's history and diff, loads nothing and 
   assert.match(html, /<option value="1" selected>run 1<\/option>/);
   assert.match(html, /<div id="diff"><pre>tone: run 1 -> run 2<\/pre><\/div>/);
   assert.match(html, /pre \{ white-space: pre-wrap; overflow-wrap: anywhere; \}/); // a diff's lines wrap
+  assert.match(html, /td, th \{[^}]*white-space: nowrap;/); // a table's cells do not
 });
 
 test("the runs to compare are the server's, by its names and labels, the site's among them", () => {

@@ -1,8 +1,8 @@
 -- ai-eval-lsp for Neovim: the language server on YAML buffers under a project root, the server's
 -- word on which of them are rubric and cases files, user commands, file events the server cannot
 -- watch by itself, `aiEval/runComplete` shown through vim.notify, a run's failed cases in the
--- quickfix list and as diagnostics on the cases file, and a target's history and diffs in
--- scratch buffers (ai_eval/results.lua). Works on Neovim 0.7 and
+-- quickfix list and as diagnostics on the cases file, and a target's history and diffs, and the
+-- site's runs, in scratch buffers (ai_eval/results.lua). Works on Neovim 0.7 and
 -- later; on 0.11+ `vim.lsp.enable("ai_eval_lsp")` with lsp/ai_eval_lsp.lua does the same without
 -- setup().
 local root = require("ai_eval.root")
@@ -244,6 +244,8 @@ function M.execute(command, argument, bufnr)
       results.show_runs(client, runs)
     elseif command == "aiEval.render" and result then
       results.open(argument, result.text)
+    elseif command == "aiEval.siteRuns" and result then
+      M.show_site_runs(argument, result)
     elseif command == "aiEval.runCheck" and result then
       vim.notify("ai-eval: " .. (result.text or vim.fn.json_encode(result)), vim.log.levels.INFO)
     elseif command == "aiEval.exportSchema" and result then
@@ -342,6 +344,27 @@ function M.diff(opts)
   M.execute("aiEval.render", argument, bufnr)
 end
 
+--- `:AiEvalSiteRuns [TARGET]`: the site's runs read now (`aiEval.siteRuns`, of the buffer's
+--- project), of one site target or of every one, in a scratch buffer; or the server's note on why
+--- there are none.
+function M.site_runs(opts)
+  local argument = { target = arguments(opts)[1], limit = results.site_runs_listed + 1 }
+  M.execute("aiEval.siteRuns", argument, vim.api.nvim_get_current_buf())
+end
+
+function M.show_site_runs(argument, answer)
+  local note = answer.note ~= nil and answer.note ~= vim.NIL and answer.note or nil
+  if #answer.rows == 0 then
+    vim.notify("ai-eval: " .. (note or "the site has no runs yet"), vim.log.levels.INFO)
+    return
+  end
+  local lines = results.site_runs_lines(answer.rows)
+  results.open({ what = "site-runs", target = argument.target or "all" }, table.concat(lines, "\n"))
+  if note then
+    vim.notify("ai-eval: " .. note, vim.log.levels.WARN)
+  end
+end
+
 function M.create_commands()
   local commands = {
     AiEvalRunCases = { run_on("cases", "aiEval.runCases"), {} },
@@ -349,6 +372,7 @@ function M.create_commands()
     AiEvalRunCheck = { M.run_check_at_cursor, {} },
     AiEvalHistory = { M.history, { nargs = "?" } },
     AiEvalDiff = { M.diff, { nargs = "*" } },
+    AiEvalSiteRuns = { M.site_runs, { nargs = "?" } },
     -- workspace-wide: from any buffer of the project (a services.yml, an executor class)
     AiEvalReloadPlugins = { function() M.execute("aiEval.reloadPlugins") end, {} },
     AiEvalExportSchema = { function() M.execute("aiEval.exportSchema") end, {} },

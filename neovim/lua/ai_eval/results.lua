@@ -1,6 +1,7 @@
 -- What runs leave for the user, in the server's words: what a run's cases got (or, after a save,
 -- the cases that now fail) in the quickfix list and as diagnostics on the cases file (namespace
--- `ai_eval_runs`), and a target's history or a diff of two runs in a scratch buffer.
+-- `ai_eval_runs`), and a target's history, a diff of two runs or the site's runs in a scratch
+-- buffer.
 local M = {}
 
 M.namespace = vim.api.nvim_create_namespace("ai_eval_runs")
@@ -83,6 +84,36 @@ function M.show_flips(client, params)
   end
   local answer = { row = params, cases = params.cases }
   M.show_runs(client, { { uri = params.casesUri, answer = answer, only = now_failing } }, "ai-eval: " .. params.summary)
+end
+
+-- How many of the site's runs `:AiEvalSiteRuns` lists, newest first.
+M.site_runs_listed = 100
+
+-- A fact of a run as the server words it (its `facts`: date, pass rate, ...), or "".
+local function fact(row, name)
+  for _, pair in ipairs(given(row.facts) and row.facts or {}) do
+    if pair[1] == name then
+      return pair[2]
+    end
+  end
+  return ""
+end
+
+--- The site's runs (`aiEval.siteRuns`'s rows, asked for one more than are listed) as lines: a
+--- title, then each run's date, `regressed` where the server says it did, and the server's line
+--- for it.
+function M.site_runs_lines(rows)
+  local shown = math.min(#rows, M.site_runs_listed)
+  local lines = {
+    #rows > shown and string.format("The site's runs: the newest %d, newest first", shown)
+      or string.format("The site's runs: %d, newest first", shown),
+  }
+  for index = 1, shown do
+    local row = rows[index]
+    table.insert(lines, string.format("%s  %-9s  %s", fact(row, "date"),
+      row.regressed == true and "regressed" or "", given(row.summary) and row.summary or ""))
+  end
+  return lines
 end
 
 --- A scratch buffer with what the server rendered (`aiEval.render`: a history or a diff, the

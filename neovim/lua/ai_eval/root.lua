@@ -128,13 +128,29 @@ local function composer_project(path)
   return not (type(kind) == "string" and kind:sub(1, 7) == "drupal-" and kind ~= "drupal-project")
 end
 
--- Whether a folder holds a Drupal module's `<name>.info.yml` (`type: module`): such a folder is
--- never a root, whatever else it holds, so a module checked out with its own `.git` stays part of
--- its site.
+-- Whether an `.info.yml` says `type: module` on a line of its own, as disk/roots.py reads it: in
+-- its first 4096 bytes, quoted alike on both sides or not at all, a comment after it allowed, the
+-- last line with or without its newline.
+local function is_module_info(path)
+  local file = io.open(path, "rb")
+  if not file then
+    return false
+  end
+  local head = file:read(4096) or ""
+  file:close()
+  for line in (head .. "\n"):gmatch("([^\n]*)\n") do
+    if line:match("^type:%s*(['\"]?)module%1%s*$") or line:match("^type:%s*(['\"]?)module%1%s*#") then
+      return true
+    end
+  end
+  return false
+end
+
+-- Whether a folder holds a Drupal module's `<name>.info.yml`: such a folder is never a root,
+-- whatever else it holds, so a module checked out with its own `.git` stays part of its site.
 local function holds_module(dir)
   for _, info in ipairs(vim.fn.glob(dir .. "/*.info.yml", false, true)) do
-    local text = read(info)
-    if text and (text:match("\ntype:%s*['\"]?module['\"]?%s*[\r\n#]") or text:match("^type:%s*['\"]?module")) then
+    if is_module_info(info) then
       return true
     end
   end

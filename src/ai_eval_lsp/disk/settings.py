@@ -117,7 +117,9 @@ class Settings:
     site_poll_seconds: float = _setting(
         15.0,
         "How often the editor's server reads the site's new runs while a rubric or cases file of the "
-        "project is open. 0: only when asked (`aiEval.siteRuns`).",
+        "project is open (it reads them once when the project loads). 0: only then and when asked: "
+        "`aiEval.siteRuns`, which VS Code's \"AI Eval: Read the Site's Runs\" and Neovim's "
+        "`:AiEvalSiteRuns` call.",
         minimum=0,
     )
     site_regression_tolerance: float = _setting(

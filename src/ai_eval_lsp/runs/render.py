@@ -264,6 +264,21 @@ def site_line(
     return moved if regressed_beyond is None else f"{moved} (tolerance {regressed_beyond:g})"
 
 
+def run_facts(row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A run as a person reads it, fact by fact, in the words of the history's table: what an
+    editor shows of a run it lists (`aiEval/runComplete` and `aiEval.siteRuns` carry them, so
+    clients format no figure)."""
+    return [
+        ("date", f"{when(row)} UTC"),
+        ("pass rate", f"{row['pass_rate']:.2f} {interval(row)}"),
+        ("average", f"{row['avg_score']:.2f}/5"),
+        ("gate", "passed" if row["passed_gate"] else "failed"),
+        ("questions" if SITE_ID in row else "cases", str(row["question_count"])),
+        ("errors", str(row["error_count"])),
+        ("source", row["source"]),
+    ]
+
+
 def run_column(row: Mapping[str, Any]) -> str:
     """A run in a table's first column: its run id, or `site 412`."""
     return f"site {row[SITE_ID]}" if SITE_ID in row else str(row["run_id"])

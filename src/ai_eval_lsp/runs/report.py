@@ -82,9 +82,16 @@ def trend_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         f'<polyline points="{score}" fill="none" stroke="#bf8700" stroke-width="2" stroke-dasharray="5 3"/>'
         f"{dots}{labels}</svg>"
         '<p><span style="color:#0969da">&#9644; pass rate (band: 95% Wilson interval)</span> &nbsp; '
-        '<span style="color:#bf8700">&#9476; average score / 5</span> &nbsp; x: run id '
-        "(hollow, s412: the site's run 412)</p>"
+        f'<span style="color:#bf8700">&#9476; average score / 5</span> &nbsp; {_axis(rows)}</p>'
     )
+
+
+def _axis(rows: Sequence[Mapping[str, Any]]) -> str:
+    """What the trend's axis names, with the newest site run drawn as its example."""
+    site = next((row for row in reversed(rows) if SITE_ID in row), None)
+    if site is None:
+        return "x: run id"
+    return f"x: run id (hollow, {escape(_short(site))}: {escape(run_label(site))})"
 
 
 def _short(row: Mapping[str, Any]) -> str:

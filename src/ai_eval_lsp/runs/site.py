@@ -197,19 +197,19 @@ def _regressed(previous: Mapping[str, Any] | None, row: Mapping[str, Any], toler
 def announce(
     store: ResultStore, site: str, rows: Sequence[dict[str, Any]], tolerance: float
 ) -> list[SiteRun]:
-    """Each new row (oldest first, as `pull` gives them) with its line and `regressed`; a row's
-    previous run is the one of its target before it in `rows`, else the one stored before."""
-    runs = []
-    latest: dict[str, dict[str, Any] | None] = {}
-    for row in rows:
+    """Each row with its line and `regressed`: its average fell more than `tolerance` below
+    the site's previous row of the same target, as seed 003's example subscriber decides. `rows`
+    hold each target's rows without a gap (a pull's new rows, a history's newest), in any order:
+    a row's previous one is the one before it among them, else the store's."""
+    before: dict[str, dict[str, Any] | None] = {}
+    told: dict[int, SiteRun] = {}
+    for row in sorted(rows, key=lambda found: int(found["id"])):
         target = row["target_id"]
-        if target not in latest:
-            latest[target] = store.previous_site_row(site, target, row["id"])
-        previous = latest[target]
+        previous = before[target] if target in before else store.previous_site_row(site, target, row["id"])
+        before[target] = row
         fell = _regressed(previous, row, tolerance)
-        runs.append(SiteRun(row, site_line(row, previous, tolerance if fell else None), fell))
-        latest[target] = row
-    return runs
+        told[id(row)] = SiteRun(row, site_line(row, previous, tolerance if fell else None), fell)
+    return [told[id(row)] for row in rows]
 
 
 # --- a row read as seed 003 says ---------------------------------------------------------------

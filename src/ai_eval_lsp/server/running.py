@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.evaluate import RubricError
 from ai_eval_lsp.core.workspace import RubricIndex
-from ai_eval_lsp.runs.render import cases_json, now_failing, summary
+from ai_eval_lsp.runs.render import cases_json, now_failing, run_facts, summary
 from ai_eval_lsp.runs.run import Cancellation, Reader, RunCancelled, RunError, RunOptions, RunResult
 from ai_eval_lsp.server import names, snapshots
 from ai_eval_lsp.server.progress import Progress
@@ -90,11 +90,11 @@ Trigger = Literal["command", "save"]
 
 
 def run_complete(result: RunResult, trigger: Trigger) -> dict[str, Any]:
-    """`aiEval/runComplete`'s params: the row, what started the run, the line a client shows and,
-    after an earlier run of the same cases file, the diff to it and the cases that now fail; with
-    `casesUri`, the file run.
+    """`aiEval/runComplete`'s params: the row, what started the run, the line a client shows and
+    its `facts` (`run_facts`), after an earlier run of the same cases file, the diff to it and the
+    cases that now fail; with `casesUri`, the file run.
     A run on save carries its cases' answers too (`case_answers`): no request returns them."""
-    params = {**result.row, "trigger": trigger, "summary": summary(result)}
+    params = {**result.row, "trigger": trigger, "summary": summary(result), "facts": run_facts(result.row)}
     if result.change is not None:
         params["change"] = result.change.to_json()
         params["nowFailing"] = now_failing(result)

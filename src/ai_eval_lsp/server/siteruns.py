@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from lsprotocol import types
 
 from ai_eval_lsp.drupal.site_address import SETTING
-from ai_eval_lsp.runs.render import count
+from ai_eval_lsp.runs.render import count, run_facts
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server import names
@@ -133,6 +133,12 @@ def _announced(site: SiteWatch, rows: list[dict[str, Any]]) -> list[SiteRun]:
     return announce(site.store, site.address.identity, rows, site.tolerance)
 
 
+def _listed(site: SiteWatch, target: str | None, limit: int | None) -> list[SiteRun]:
+    """The site's runs in the store (of `target`, or of every one), newest first, each with its
+    line and whether it regressed, as when it was told."""
+    return _announced(site, site.store.site_history(site.address.identity, target, limit))
+
+
 def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
     if not server.session.site_failed(site, why):
@@ -142,16 +148,23 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
 
 
-def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
-    """`aiEval/runComplete`, and the line in the log; a client that does not show runs itself
-    gets a regression as a message instead (one of the two, never both)."""
-    params = {
+def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
+    """A site's run as clients get it, told of (`aiEval/runComplete`) or listed (`aiEval.siteRuns`):
+    the row with the server's line and facts, whether it regressed, and the project whose results
+    hold it."""
+    return {
         **run.row,
-        "trigger": "site",
         "summary": run.summary,
+        "facts": run_facts(run.row),
         "regressed": run.regressed,
         "projectUri": uri_of(folder.root),
     }
+
+
+def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
+    """`aiEval/runComplete`, and the line in the log; a client that does not show runs itself
+    gets a regression as a message instead (one of the two, never both)."""
+    params = {**_shown(folder, run), "trigger": "site"}
     server.notify(names.RUN_COMPLETE, params)
     kind = types.MessageType.Warning if run.regressed else types.MessageType.Info
     if run.regressed and not server.client_shows_runs():
@@ -162,7 +175,8 @@ def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
 
 async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
     """`aiEval.siteRuns`: read the site's new rows now (of the project of `uri`, else of every
-    project with a site), then its rows of `target` (or of every target), newest first."""
+    project with a site), then its rows of `target` (or of every target), newest first, each as
+    `aiEval/runComplete` tells of one (its line, `regressed`, `projectUri`)."""
     uri, target, limit = argument.get("uri"), argument.get("target"), argument.get("limit")
     if target is not None and not isinstance(target, str):
         raise NotApplicable(f"`target` must be a site target, not {target!r}")
@@ -183,10 +197,9 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
         }
     troubles = [why for folder, site in watched if (why := await read(server, folder, site)) is not None]
     rows = []
-    for _, site in watched:
-        rows += await off_loop(
-            lambda site=site: site.store.site_history(site.address.identity, target, limit)  # type: ignore[misc]
-        )
+    for folder, site in watched:
+        listed = await off_loop(lambda site=site: _listed(site, target, limit))  # type: ignore[misc]
+        rows += [_shown(folder, run) for run in listed]
     rows.sort(key=lambda row: (row["timestamp"], row["id"]), reverse=True)
     answer: dict[str, Any] = {"rows": rows[:limit] if limit else rows}
     if troubles:
