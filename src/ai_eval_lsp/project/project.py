@@ -63,7 +63,12 @@ class Project:
             if editor is not None:
                 settings = settings.overlaid(editor)
         fragments = [root / fragment for fragment in settings.schema_fragments]
-        codebase = drupal.discover(root, settings.drupal_root or None, site=settings.drupal_site or None)
+        codebase = drupal.discover(
+            root,
+            settings.drupal_root or None,
+            site=settings.drupal_site or None,
+            read_settings=settings.workspace_trusted,
+        )
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
