@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -167,10 +168,22 @@ def test_run_watch_runs_and_watches_past_a_fifo_and_a_link_to_a_device(repositor
             assert "ok.cases.yaml: ok: pass rate" in take(out, "ok.cases.yaml", ENDS_WITHIN)[-1]
             said = take(err, "watching", ENDS_WITHIN)
             assert f"warning: {repository / 'rubrics/zero.yaml'}: {OUTSIDE}" in said
-        finally:
+            # a change re-reads the project, FIFO and links included, and runs again
+            for _ in range(60):
+                (repository / "rubrics" / "ok.yaml").write_text(CLEAN.replace("[a]", "[b]"))
+                try:
+                    again = take(out, "ok.cases.yaml: ok: pass rate", timeout=1)
+                    break
+                except queue.Empty:
+                    continue
+            else:
+                raise AssertionError("no re-run after the rubric changed")
+            assert "pass rate 0.00" in again[-1]
             watching.send_signal(signal.SIGINT)
-            watching.wait(ENDS_WITHIN)
-    assert watching.returncode == 0
+            assert watching.wait(ENDS_WITHIN) == 0  # no gate, no `expect`: the last round is clean
+        finally:
+            watching.kill()
+    assert TOKEN not in "".join(out.queue) + "".join(err.queue)
 
 
 DOUBLING = "$s = 'xxxxxxxx';\n" + "$s .= $s;\n" * 40

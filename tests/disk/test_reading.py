@@ -57,11 +57,14 @@ def test_a_link_or_dots_leading_out_of_the_project_are_refused(project: Path, tm
         "not read: it is outside the project (a symbolic link or `..` leads out of it), and only files inside "
         "the project are read"
     )
-    for path in (
-        project / "leak.yaml",
-        project / "zero.yaml",
-        project / "shared" / ".." / ".." / "outside.txt",
-    ):
+    (project / "gone.yaml").symlink_to(
+        tmp_path / "nothing-there"
+    )  # said alike: no answer tells what is there
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "inner.yaml").write_text("id: x\n")
+    (project / "linked").symlink_to(tmp_path / "folder")
+    leading_out = ("leak.yaml", "zero.yaml", "gone.yaml", "linked/inner.yaml", "shared/../../outside.txt")
+    for path in (project / name for name in leading_out):
         assert refusal(path, project) == outside
         with pytest.raises(Refused):
             read_head(path, project, 10)

@@ -55,6 +55,7 @@ def walk(
     skipped = {str(path) for path in skip}
     named = _named_folders(globs)
     memory = WalkMemory(root, rubric_globs, cases_globs, rubrics_root) if remember else None
+    home = root.resolve()  # what the heads read must be inside of
     started = time.time_ns()
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
@@ -63,7 +64,7 @@ def walk(
         folder, relative = pending.pop()
         listing = memory.recall(folder, relative, started) if memory else None
         if listing is None:
-            listing = _list(folder, relative, rubric_globs, cases_globs, named, started, rubrics_root, root)
+            listing = _list(folder, relative, rubric_globs, cases_globs, named, started, rubrics_root, home)
             if listing is None:
                 continue  # unreadable or gone: nothing in it to check
             if memory:
@@ -117,7 +118,7 @@ class WalkMemory:
     def __init__(
         self, root: Path, rubric_globs: Sequence[str], cases_globs: Sequence[str], rubrics_root: bool = False
     ) -> None:
-        self.root = root
+        self.home = root.resolve()
         self.folder = cache.default_folder("walk")
         globs = json.dumps([list(rubric_globs), list(cases_globs), rubrics_root])
         self.entry = cache.key("walk", str(root), globs)
@@ -149,7 +150,7 @@ class WalkMemory:
             return None
         if now != listing.mtime or now >= listing.listed - RACY_NS:
             return None
-        current = [_head(folder, head, listing.listed, self.root) for head in listing.heads]
+        current = [_head(folder, head, listing.listed, self.home) for head in listing.heads]
         stamps = _stamps(folder, [name for name, _, _ in listing.markers])
         if current != listing.heads or stamps != listing.markers:
             listing.heads = [head for head in current if head is not None]
@@ -182,7 +183,7 @@ class WalkMemory:
 
 
 def _head(
-    folder: str, head: tuple[str, int, int, bool], listed: int, root: Path
+    folder: str, head: tuple[str, int, int, bool], listed: int, home: Path
 ) -> tuple[str, int, int, bool] | None:
     """A head as it is now: the stored verdict while its file is unchanged, else read again; None
     when the file is gone or no longer a file."""
@@ -196,7 +197,7 @@ def _head(
         return None
     if (status.st_mtime_ns, status.st_size) == (mtime, size) and mtime < listed - RACY_NS:
         return head
-    return name, status.st_mtime_ns, status.st_size, has_modeline(head_of(Path(path), root))
+    return name, status.st_mtime_ns, status.st_size, has_modeline(head_of(Path(path), home))
 
 
 def _list(
@@ -207,7 +208,7 @@ def _list(
     named_folders: frozenset[str],
     started: int,
     rubrics_root: bool,
-    root: Path,
+    home: Path,
 ) -> Listing | None:
     """A folder listed anew: by name wherever the name decides, by the head of YAML files where
     it does not; and whether it is a project root."""
@@ -238,7 +239,7 @@ def _list(
                     except OSError:
                         continue
                     if stat.S_ISREG(status.st_mode):
-                        rubric = has_modeline(head_of(Path(entry.path), root))
+                        rubric = has_modeline(head_of(Path(entry.path), home))
                         heads.append((name, status.st_mtime_ns, status.st_size, rubric))
                 elif role is not None:
                     named.append((name, role))
@@ -289,7 +290,8 @@ def relative_to(root: Path, path: Path) -> str:
 
 def head_of(path: Path, home: Path) -> str:
     """The first bytes of a file, as text, for the modeline; empty when it is not read
-    (`disk.reading`: a file outside `home`, or no regular file, tells nothing of its role)."""
+    (`disk.reading`: a file outside `home`, a real path, or no regular file, tells nothing of
+    its role)."""
     try:
         return reading.read_head(path, home, HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError:

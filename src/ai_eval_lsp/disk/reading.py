@@ -2,16 +2,20 @@
 project (rubrics, cases files, settings files, a codebase's YAML, PHP and JSON) is read here.
 
 A file is read when it is a regular file (never a FIFO, a device or a socket, which could block or
-never end: checked before opening, and again on the descriptor, opened without blocking) whose
-real path (symbolic links and `..` resolved) is inside the folder it must stay in, up to a size
-limit. Anything else raises `Refused`, an `OSError` saying why, so every caller that already
-handles a file it cannot read handles these too; `Skipped` is that said once, as a note.
+never end: `stat` says so before it is opened, and the descriptor again, opened without blocking)
+whose real path (links and `..` resolved) is inside the folder it must stay in, `home`, up to a
+size limit. `home` is a real path (`Path.resolve()`), resolved once by the caller. The real path
+of a file opened is the system's (one call); a path written outside `home`, or a link leading out
+of it, is refused by `os.path.realpath` whatever is there, so no answer tells whether a file
+outside exists. Anything refused raises `Refused`, an `OSError` saying why, so every caller that
+already handles a file it cannot read handles these too; `Skipped` is that said once, as a note.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -24,6 +28,10 @@ FILE_LIMIT = 1 * MB
 
 _OPEN_FLAGS = (
     os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+)
+_OUTSIDE = (
+    "it is outside the project (a symbolic link or `..` leads out of it), and only files inside the project "
+    "are read"
 )
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
@@ -74,8 +82,10 @@ def read_file(path: Path, home: Path, limit: int = FILE_LIMIT) -> bytes:
         size = os.fstat(file.fileno()).st_size
         if size > limit:
             raise Refused(path, _too_big(size, limit))
-        data = file.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
+        data = file.read(size + 1)  # not `limit + 1`: a read allocates what it is asked for first
+        if len(data) > size:  # it grew since: read on, up to the limit
+            data += file.read(limit + 1 - len(data))
+    if len(data) > limit:
         raise Refused(path, _too_big(len(data), limit))
     return data
 
@@ -90,41 +100,66 @@ def exists(path: Path, home: Path) -> bool:
     """Whether something is at a path (what PHP's `file_exists()` asks): `Refused` for a path
     outside `home`, which is never looked at; a symbolic link leading out is there (it is the
     project's), though `read_file` refuses it."""
-    lexical = os.path.normpath(os.path.abspath(path))
-    if not any(
-        Path(lexical).is_relative_to(place) for place in (os.path.abspath(home), os.path.realpath(home))
-    ):
+    if not within(os.path.abspath(path), home) and not inside(path, home):
         raise Refused(path, "it is outside the project, and only the project's files are looked at")
     return os.path.exists(path) if inside(path, home) else os.path.lexists(path)
 
 
 def inside(path: Path, home: Path) -> bool:
-    """Whether a path's real path (symbolic links and `..` resolved) is inside `home`'s."""
-    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(home))
+    """Whether a path's real path (symbolic links and `..` resolved) is inside `home`."""
+    return within(os.path.realpath(path), home)
 
 
-def _inside(path: Path, home: Path) -> str:
-    """A path's real path; `Refused` when it is not inside `home`'s."""
-    real = os.path.realpath(path)
-    if not Path(real).is_relative_to(os.path.realpath(home)):
-        raise Refused(
-            path,
-            "it is outside the project (a symbolic link or `..` leads out of it), and only files inside "
-            "the project are read",
-        )
-    return real
+def within(path: str | Path, home: Path) -> bool:
+    """Whether an absolute path is `home` or below it, as written (no link resolved)."""
+    folder, found = os.path.normcase(os.fspath(home)), os.path.normcase(os.fspath(path))
+    return found == folder or found.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _inside(path: Path, home: Path) -> None:
+    """`Refused` when a path's real path is not inside `home`."""
+    if not within(os.path.realpath(path), home):
+        raise Refused(path, _OUTSIDE)
 
 
 def _opened(path: Path, home: Path) -> BinaryIO:
-    real = _inside(path, home)
-    _refuse_special(path, os.stat(real).st_mode)  # before opening: opening a device can act
-    descriptor = os.open(real, _OPEN_FLAGS)  # never waits for a FIFO's writer
+    if not within(os.path.abspath(path), home):
+        _inside(path, home)  # written outside, or through a link: its real path decides
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):  # never opened: opening a device can act
+            _inside(path, home)  # outside, whatever it is, is said first
+            _refuse_special(path, mode)
+        descriptor = os.open(path, _OPEN_FLAGS)  # never waits for a FIFO's writer
+    except Refused:
+        raise
+    except OSError:
+        _inside(path, home)  # a link leading out is said so whether or not anything is there
+        raise
+    try:
+        if not within(_real_path(descriptor, path), home):
+            raise Refused(path, _OUTSIDE)
         _refuse_special(path, os.fstat(descriptor).st_mode)  # it may have been replaced meanwhile
         return open(descriptor, "rb")  # buffered: `read(n)` reads until n bytes or the end
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _real_path(descriptor: int, path: Path) -> str:
+    """The real path of an open file, as the system has it (one call; `os.path.realpath` looks at
+    each folder of the path in turn, the most of what reading a small file costs)."""
+    try:
+        if sys.platform == "linux":
+            return os.readlink(f"/proc/self/fd/{descriptor}")
+        if sys.platform == "darwin":
+            import fcntl
+
+            found = fcntl.fcntl(descriptor, fcntl.F_GETPATH, bytes(1024))  # type: ignore[attr-defined]
+            return os.fsdecode(found.rstrip(b"\0"))
+    except OSError:
+        pass  # no /proc: as everywhere else
+    return os.path.realpath(path)
 
 
 def _refuse_special(path: Path, mode: int) -> None:

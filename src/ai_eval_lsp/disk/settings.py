@@ -200,7 +200,7 @@ class Settings:
         strict: bool,
     ) -> tuple[Settings, list[str]]:
         try:
-            table, problems = table_of(tomllib.loads(read_file(path, root).decode("utf-8")))
+            table, problems = table_of(tomllib.loads(read_file(path, root.resolve()).decode("utf-8")))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
             if strict:

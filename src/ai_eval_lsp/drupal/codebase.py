@@ -204,7 +204,7 @@ def discover(
             return Codebase.from_json(stored)
         except (KeyError, TypeError, ValueError, AttributeError):
             pass  # an entry of another shape: discover again and replace it
-    reads = _Reads(folder.absolute())
+    reads = _Reads(folder.resolve())
     codebase = _discover(folder.absolute(), drupal_root, reads, site, read_settings)
     if codebase is not None:
         cache.store(directory, entry, codebase.to_json(), reads.stamps)
@@ -215,7 +215,7 @@ def scan(
     folder: Path, drupal_root: str | None = None, site: str | None = None, read_settings: bool = True
 ) -> Codebase | None:
     """Like `discover`, without the cache."""
-    return _discover(folder.absolute(), drupal_root, _Reads(folder.absolute()), site, read_settings)
+    return _discover(folder.absolute(), drupal_root, _Reads(folder.resolve()), site, read_settings)
 
 
 # --- reading the file system -------------------------------------------------------------------
@@ -227,6 +227,7 @@ class _Reads:
 
     def __init__(self, home: Path) -> None:
         self.home = home
+        """The project folder's real path."""
         self.stamps: dict[str, cache.Stamp] = {}
         self.skipped: dict[Path, Skipped] = {}
 
@@ -309,7 +310,7 @@ def _discover(
     # `drupal.root` names the codebase: its Drupal root, or its composer project with the web
     # root below it, found as in a project folder
     base = Path(os.path.normpath(folder / drupal_root)) if drupal_root else folder
-    if drupal_root and not reading.inside(base, folder):
+    if drupal_root and not reading.inside(base, reads.home):
         notices.append(
             f"the setting `drupal.root` is `{drupal_root}`, outside the project ({folder}), and only files "
             "inside the project are read; the codebase is looked for in the project instead"

@@ -136,20 +136,21 @@ def _from_settings(
     root: Path, codebase: Codebase, environment: Mapping[str, str]
 ) -> tuple[SiteAddress | None, str | None]:
     ddev = _ddev_config(root, codebase.root)
+    home = root.resolve()  # what every file read must be inside of
     unread: list[str] = []
-    environment = {**_dotenv(root / ".env", root, unread), **environment}
+    environment = {**_dotenv(root / ".env", home, unread), **environment}
     if ddev is not None:  # read as DDEV's own commands read them on the host
         environment = {**environment, "IS_DDEV_PROJECT": "true"}
         environment.pop("DDEV_PHP_VERSION", None)
 
     def read(path: Path) -> bytes | None:
         try:
-            return reading.read_file(path, root)
+            return reading.read_file(path, home)
         except (FileNotFoundError, NotADirectoryError):
             return None
 
     def exists(path: Path) -> bool:
-        return reading.exists(path, root)
+        return reading.exists(path, home)
 
     def shown(path: Path) -> str:
         return os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
@@ -174,7 +175,7 @@ def _from_settings(
     try:
         address = _address(found, codebase.root, where)
         if ddev is not None and address.host == _DDEV_HOST:
-            address = _ddev_published(address, ddev, root)
+            address = _ddev_published(address, ddev, home)
     except AddressError as err:
         return None, note(str(err))
     return address, None
@@ -245,10 +246,10 @@ def _ddev_config(root: Path, drupal_root: Path) -> Path | None:
     return None
 
 
-def _ddev_published(address: SiteAddress, config: Path, root: Path) -> SiteAddress:
+def _ddev_published(address: SiteAddress, config: Path, home: Path) -> SiteAddress:
     """DDEV's `db` host seen from the host: 127.0.0.1 at the config's `host_db_port`."""
     try:
-        document = parse(reading.read_file(config, root).decode("utf-8", "replace")).root
+        document = parse(reading.read_file(config, home).decode("utf-8", "replace")).root
     except OSError as error:
         raise AddressError(
             f"the site's database is DDEV's `db` container, and .ddev/config.yaml, which would give its "
@@ -279,12 +280,12 @@ _DOTENV_LINE = re.compile(
 )
 
 
-def _dotenv(path: Path, root: Path, unread: list[str]) -> dict[str, str]:
+def _dotenv(path: Path, home: Path, unread: list[str]) -> dict[str, str]:
     """A `.env` file's variables, as docker compose reads them: `NAME=value`, quoted or not,
     `export` allowed, `#` comments; no interpolation. None from a file that is not read (why is
     added to `unread`)."""
     try:
-        text = reading.read_file(path, root).decode("utf-8", "replace")
+        text = reading.read_file(path, home).decode("utf-8", "replace")
     except FileNotFoundError:
         return {}
     except OSError as error:

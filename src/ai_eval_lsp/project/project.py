@@ -71,7 +71,7 @@ class Project:
             site=settings.drupal_site or None,
             read_settings=settings.workspace_trusted,
         )
-        registry = discover(fragments, codebase=codebase, php_run=settings.php_run, home=root)
+        registry = discover(fragments, codebase=codebase, php_run=settings.php_run, home=root.resolve())
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
         site, site_note = find_address(
@@ -117,8 +117,11 @@ class Project:
     def home_of(self, path: Path) -> Path:
         """The folder a file is read inside of (`disk.reading`): the root, or, for a file outside
         it (named on the command line), its own folder."""
-        folder = Path(os.path.abspath(path)).parent
-        return self.root if Path(os.path.realpath(folder)).is_relative_to(self.root) else folder
+        absolute = os.path.abspath(path)
+        if reading.within(absolute, self.root):
+            return self.root  # as the walk names its files: no link to resolve
+        folder = os.path.realpath(os.path.dirname(absolute))
+        return self.root if reading.within(folder, self.root) else Path(folder)
 
     def read(self, path: Path) -> bytes:
         """A rubric or cases file's bytes, read as a repository's files are (`disk.reading`):

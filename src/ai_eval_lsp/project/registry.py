@@ -296,7 +296,7 @@ def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:
     if codebase is None or path is None:
         return core_schema(), []
     try:
-        schema = json.loads(read_file(path, codebase.folder))
+        schema = json.loads(read_file(path, codebase.folder.resolve()))
         branches = schema["properties"]["checks"]["items"]["oneOf"]
         if not isinstance(schema.get("$defs"), dict) or not isinstance(branches, list):
             raise ValueError("it has no `$defs` or no `checks.items.oneOf`")
@@ -316,7 +316,7 @@ def _read_fragments(
     for path in paths:
         origin = Origin(f"schema fragment {path}")
         try:
-            definitions = json.loads(read_file(path, home or path.parent))
+            definitions = json.loads(read_file(path, home or path.parent.resolve()))
         except (OSError, UnicodeDecodeError, ValueError) as err:
             why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
             problems.append(f"{origin}: {why}")
