@@ -272,11 +272,50 @@ def test_the_drupal_root_setting_names_the_root(tmp_path: Path) -> None:
     )
 
 
-def test_the_web_root_opened_as_the_workspace_folder_finds_the_export_above_it() -> None:
+def test_a_drupal_root_setting_outside_the_project_is_not_followed(tmp_path: Path) -> None:
+    found = scan(tmp_path, str(SITE.absolute()))
+    assert found is not None and found.executors == ()
+    assert found.notices[0] == (
+        f"the setting `drupal.root` is `{SITE.absolute()}`, outside the project ({tmp_path}), and only files "
+        "inside the project are read; the codebase is looked for in the project instead"
+    )
+
+
+def test_a_codebase_file_that_may_not_be_read_is_left_out_and_said(
+    copy_of: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    """A module's services file that is a FIFO, a class linked from outside the project: neither
+    holds discovery nor is read; each is one notice, and the other executors are read."""
+    root = copy_of(SITE)
+    custom = root / "web/modules/custom"
+    services = custom / "eval_legacy/eval_legacy.services.yml"
+    services.unlink()
+    os.mkfifo(services)
+    (tmp_path / "elsewhere").mkdir()
+    moved = tmp_path / "elsewhere" / "class.php"
+    sentences = next((custom / "eval_sentences/src").rglob("*.php"))
+    shutil.move(sentences, moved)
+    sentences.symlink_to(moved)
+    found = scan(root)
+    assert found is not None
+    notices = "\n".join(found.notices)
+    legacy = "web/modules/custom/eval_legacy/eval_legacy.services.yml"
+    assert f"{legacy}: not read: it is a named pipe (FIFO), not a regular file" in notices
+    linked = sentences.relative_to(root).as_posix()
+    assert f"{linked}: not read: it is outside the project" in notices
+    assert not any(item.module == "eval_legacy" for item in found.executors)
+    assert any(item.module == "eval_similarity" for item in found.executors)
+
+
+def test_a_project_rooted_at_the_web_root_reads_no_export_above_it() -> None:
+    """The export beside `web/` is outside a project rooted at `web/` (SPEC 6: only files inside
+    the project are read): every module counts, and the notices say why."""
     found = scan(SITE / "web")
     assert found is not None and found.root == SITE.absolute() / "web"
-    assert found.installed_from == SITE.absolute() / "config/sync/core.extension.yml"
-    assert [item.service_id for item in found.executors] == EXECUTOR_ORDER
+    assert found.installed_from is None
+    assert set(EXECUTOR_ORDER) < {item.service_id for item in found.executors}  # and those not enabled
+    above = SITE.absolute() / "config/sync/core.extension.yml"
+    assert f"{above}: not read: it is outside the project" in "\n".join(found.notices)
 
 
 def test_a_folder_that_is_no_drupal_codebase(tmp_path: Path) -> None:
@@ -453,9 +492,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     ran: list[Path] = []
     real = codebase._discover
 
-    def counting(folder: Path, drupal_root: str | None, reads: Any, site: str | None) -> Codebase | None:
-        ran.append(folder)
-        return real(folder, drupal_root, reads, site)
+    def counting(*arguments: Any) -> Codebase | None:
+        ran.append(arguments[0])
+        return real(*arguments)
 
     monkeypatch.setattr(codebase, "_discover", counting)
     yield ran
@@ -477,7 +516,7 @@ def test_a_warm_start_returns_what_the_cold_one_found(
     assert warm == cold and warm is not None
     assert warm.to_json() == scan(root).to_json()  # type: ignore[union-attr]
     assert [path.name for path in (tmp_path / "cache").iterdir()] == [
-        f"{cache.key(str(root.resolve()), '', '')}.json"
+        f"{cache.key(str(root.resolve()), '', '', 'True')}.json"
     ]
 
 

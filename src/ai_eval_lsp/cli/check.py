@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -17,10 +18,11 @@ from ai_eval_lsp.cli.common import (
     warn_of_problems,
     with_examples,
 )
-from ai_eval_lsp.cli.problems import FORMATS, FileProblem, render
+from ai_eval_lsp.cli.problems import FORMATS, FileNote, FileProblem, render
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.workspace import Role
+from ai_eval_lsp.disk.reading import Skipped
 
 NAME = "check"
 EXAMPLES = [
@@ -47,7 +49,8 @@ def add(commands: Commands) -> None:
 
 
 def run(projects: Projects, args: argparse.Namespace) -> int:
-    targets: dict[Path, list[tuple[Path, Role]]] = {}  # by project root, in the order given
+    # by project root, in the order given: each file, its role, and whether it was named
+    targets: dict[Path, list[tuple[Path, Role, bool]]] = {}
     for name in args.paths:
         path = Path(name)
         if not path.exists():
@@ -58,7 +61,7 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
             if not walked:
                 print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
             for project, file in walked:
-                targets.setdefault(project.root, []).append((file.path, file.role))
+                targets.setdefault(project.root, []).append((file.path, file.role, False))
             continue
         # A file named on the command line is checked, as a rubric unless it is a cases file; with
         # --skip-other-files only when the rules make it a rubric or cases file.
@@ -66,31 +69,47 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
         role = project.role(path)
         if role is None and args.skip_other_files:
             continue
-        targets.setdefault(project.root, []).append((path, role or "rubric"))
+        targets.setdefault(project.root, []).append((path, role or "rubric", True))
     if not targets and args.skip_other_files and args.format in ("text", "github"):
         return EXIT_CLEAN  # pre-commit passes every changed YAML file, and most YAML is not ours
 
     found: list[FileProblem] = []
+    notes: dict[str, FileNote] = {}  # by absolute path: the walks name a file in two ways
     checked = 0
     for root, given in targets.items():
-        files = list(dict.fromkeys(given))  # a file named twice, or walked and named, is one
+        files: dict[Path, Role] = {}  # a file named twice, or walked and named, is one
+        named: set[Path] = set()
+        for path, role, by_name in given:
+            files.setdefault(path, role)
+            if by_name:
+                named.add(path)
         project = projects.loaded[root]
         warn_of_problems(project)
         analyses: dict[Path, Analysis] = {}
-        for path, role in files:
+        skipped: list[Skipped] = []
+        for path, role in files.items():
             try:
-                analyses[path] = project.analyse(path, path.read_bytes(), role)
+                analyses[path] = project.analyse(path, project.read(path), role)
             except OSError as err:
-                print(f"error: {path}: cannot be read: {err.strerror}", file=sys.stderr)
-                return EXIT_USAGE
-        rubrics = project.index(analyses).rubrics
-        for path, _ in files:
+                notes[os.path.abspath(path)] = FileNote(
+                    path.as_posix(), Skipped.of(path, err).why, path in named
+                )
+        rubrics = project.index(analyses, skipped=skipped).rubrics
+        for unread in skipped:
+            notes.setdefault(
+                os.path.abspath(unread.path), FileNote(unread.path.as_posix(), unread.why, False)
+            )
+        for path in analyses:
             found.extend(FileProblem(path.as_posix(), p) for p in analyses[path].problems_in(rubrics))
-        checked += len(files)
+        checked += len(analyses)
 
-    output = render(found, args.format, checked)
+    for note in notes.values():
+        print(note.line(), file=sys.stderr)
+    output = render(found, args.format, checked, list(notes.values()))
     if output:
         print(output)
-    return finished(
-        args, EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
-    )
+    if any(note.error for note in notes.values()):
+        status = EXIT_USAGE  # a file named on the command line was not read: an I/O error
+    else:
+        status = EXIT_ERRORS if any(f.problem.severity == Severity.ERROR for f in found) else EXIT_CLEAN
+    return finished(args, status)

@@ -10,10 +10,12 @@ Other mappings already in the file are kept.
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ai_eval_lsp.core.workspace import classify_by_name
+from ai_eval_lsp.disk.reading import Refused, read_file, why_not_read
 from ai_eval_lsp.project.project import Project
 
 SCHEMA_FILE = ".idea/ai-eval-rubric.schema.json"
@@ -101,13 +103,17 @@ def write(project: Project, schema_text: str) -> tuple[Path, Path, int]:
     schema, mappings_file = project.root / SCHEMA_FILE, project.root / MAPPINGS_FILE
     mappings = rubric_mappings(project)
     try:
-        existing = mappings_file.read_text(encoding="utf-8") if mappings_file.is_file() else None
+        existing = (
+            read_file(mappings_file, project.root).decode("utf-8") if os.path.lexists(mappings_file) else None
+        )
         document = mapping_document(existing, mappings)
         schema.parent.mkdir(exist_ok=True)
         schema.write_text(schema_text, encoding="utf-8")
         mappings_file.write_text(document, encoding="utf-8")
     except ET.ParseError as err:
         raise CannotWrite(f"{mappings_file}: is not XML ({err}); fix or remove it") from err
+    except Refused as err:
+        raise CannotWrite(f"{mappings_file}: {why_not_read(err)}") from err
     except (OSError, UnicodeDecodeError) as err:
         raise CannotWrite(
             f"{getattr(err, 'filename', None) or mappings_file}: cannot be written: {err}"

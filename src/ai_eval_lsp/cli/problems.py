@@ -1,4 +1,7 @@
-"""Problems as text, JSON, GitHub workflow annotations or SARIF 2.1.0; 1-based lines and columns."""
+"""Problems as text, JSON, GitHub workflow annotations or SARIF 2.1.0; 1-based lines and columns.
+
+Files that were not read (`FileNote`) are said on stderr in every format; GitHub annotations and
+SARIF carry them in their output too (an annotation on the file; a tool execution notification)."""
 
 from __future__ import annotations
 
@@ -19,13 +22,31 @@ class FileProblem:
     problem: Problem
 
 
+@dataclass(frozen=True, slots=True)
+class FileNote:
+    """A file not checked, and why: an error for one named on the command line, else a warning."""
+
+    path: str
+    message: str
+    error: bool
+
+    def line(self) -> str:
+        return f"{'error' if self.error else 'warning'}: {self.path}: {self.message}"
+
+
 _SEVERITY_NAMES = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "info"}
 _GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice"}
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}
 
 
-def render(found: Sequence[FileProblem], form: str, files_checked: int) -> str:
-    return {"text": _text, "json": _json, "github": _github, "sarif": _sarif}[form](found, files_checked)
+def render(
+    found: Sequence[FileProblem], form: str, files_checked: int, notes: Sequence[FileNote] = ()
+) -> str:
+    if form == "github":
+        return _github(found, notes)
+    if form == "sarif":
+        return _sarif(found, notes)
+    return {"text": _text, "json": _json}[form](found, files_checked)
 
 
 def _region(problem: Problem) -> dict[str, int]:
@@ -91,8 +112,13 @@ def annotation(level: str, message: str, **properties: str | int) -> str:
     return f"::{level} {listed}::{_escape_data(message)}"
 
 
-def _github(found: Sequence[FileProblem], files_checked: int) -> str:
-    lines = []
+def _github(found: Sequence[FileProblem], notes: Sequence[FileNote]) -> str:
+    lines = [
+        annotation(
+            "error" if note.error else "warning", note.message, file=note.path, title="ai-eval file not read"
+        )
+        for note in notes
+    ]
     for f in found:
         r = _region(f.problem)
         lines.append(
@@ -110,7 +136,7 @@ def _github(found: Sequence[FileProblem], files_checked: int) -> str:
     return "\n".join(lines)
 
 
-def _sarif(found: Sequence[FileProblem], files_checked: int) -> str:
+def _sarif(found: Sequence[FileProblem], notes: Sequence[FileNote]) -> str:
     codes = sorted({f.problem.code for f in found})
     results = [
         {
@@ -143,6 +169,19 @@ def _sarif(found: Sequence[FileProblem], files_checked: int) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "results": results,
+                "invocations": [
+                    {
+                        "executionSuccessful": not any(note.error for note in notes),
+                        "toolExecutionNotifications": [
+                            {
+                                "level": "error" if note.error else "warning",
+                                "message": {"text": note.message},
+                                "locations": [{"physicalLocation": {"artifactLocation": {"uri": note.path}}}],
+                            }
+                            for note in notes
+                        ],
+                    }
+                ],
             }
         ],
     }

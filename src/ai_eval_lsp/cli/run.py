@@ -24,6 +24,7 @@ from ai_eval_lsp.cli.common import (
 )
 from ai_eval_lsp.cli.problems import FileProblem, text_line
 from ai_eval_lsp.core.problems import Problem
+from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import format_run, format_runs_markdown, run_json
 
@@ -70,18 +71,21 @@ def add(commands: Commands) -> None:
 
 
 def run(projects: Projects, args: argparse.Namespace) -> int:
+    told: set[Skipped] = set()  # a file not read is said once a command
     if args.watch:
         from ai_eval_lsp.cli.watch import watch
 
         last = watch(
-            args.paths, lambda: Projects(projects.root), lambda project, name: _run_one(project, name, args)
+            args.paths,
+            lambda: Projects(projects.root),
+            lambda project, name: _run_one(project, name, args, told),
         )
         return EXIT_USAGE if last is None else _run_status(last)
     done: list[tuple[str, RunResult | str]] = []
     for name in args.paths:
         project = projects.of(Path(name))
         warn_of_problems(project)
-        result = _run_one(project, name, args)
+        result = _run_one(project, name, args, told)
         done.append((name, result))
         if args.format == "text" and not isinstance(result, str):
             print(format_run(name, result, every_case=args.verbose))
@@ -93,18 +97,29 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     return _run_status(done)
 
 
-def _run_one(project: Project, name: str, args: argparse.Namespace) -> RunResult | str:
-    """A run of one cases file; why it could not run, once said on stderr (the others still run)."""
+def _run_one(project: Project, name: str, args: argparse.Namespace, told: set[Skipped]) -> RunResult | str:
+    """A run of one cases file; why it could not run, once said on stderr (the others still run),
+    as are the project's files that were not read (once a command)."""
     from ai_eval_lsp.runs.run import RunError, RunOptions, run_cases
 
+    skipped: list[Skipped] = []
+    options = RunOptions(
+        "cli",
+        Path(args.db) if args.db else None,
+        _progress(name),
+        cases_errors=_warn_of(name),
+        skipped=skipped,
+    )
     try:
-        options = RunOptions(
-            "cli", Path(args.db) if args.db else None, _progress(name), cases_errors=_warn_of(name)
-        )
         return run_cases(project, Path(name), options)
     except RunError as err:
         print(f"error: {err}", file=sys.stderr)
         return str(err)
+    finally:
+        for note in skipped:
+            if note not in told:
+                told.add(note)
+                print(f"warning: {note.path}: {note.why}", file=sys.stderr)
 
 
 def _run_status(done: Sequence[tuple[str, RunResult | str]]) -> int:

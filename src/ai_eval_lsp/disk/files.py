@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
-from ai_eval_lsp.disk import cache
+from ai_eval_lsp.disk import cache, reading
 from ai_eval_lsp.disk.roots import is_project_root, marker_files
 
 SKIPPED_FOLDERS = frozenset({"vendor", "node_modules", "__pycache__", "venv"})
@@ -55,6 +55,7 @@ def walk(
     skipped = {str(path) for path in skip}
     named = _named_folders(globs)
     memory = WalkMemory(root, rubric_globs, cases_globs, rubrics_root) if remember else None
+    home = root.resolve()  # what the heads read must be inside of
     started = time.time_ns()
     start = below or root
     prefix = PurePosixPath(os.path.relpath(start, root)).as_posix() if below is not None else "."
@@ -63,7 +64,7 @@ def walk(
         folder, relative = pending.pop()
         listing = memory.recall(folder, relative, started) if memory else None
         if listing is None:
-            listing = _list(folder, relative, rubric_globs, cases_globs, named, started, rubrics_root)
+            listing = _list(folder, relative, rubric_globs, cases_globs, named, started, rubrics_root, home)
             if listing is None:
                 continue  # unreadable or gone: nothing in it to check
             if memory:
@@ -117,6 +118,7 @@ class WalkMemory:
     def __init__(
         self, root: Path, rubric_globs: Sequence[str], cases_globs: Sequence[str], rubrics_root: bool = False
     ) -> None:
+        self.home = root.resolve()
         self.folder = cache.default_folder("walk")
         globs = json.dumps([list(rubric_globs), list(cases_globs), rubrics_root])
         self.entry = cache.key("walk", str(root), globs)
@@ -148,7 +150,7 @@ class WalkMemory:
             return None
         if now != listing.mtime or now >= listing.listed - RACY_NS:
             return None
-        current = [_head(folder, head, listing.listed) for head in listing.heads]
+        current = [_head(folder, head, listing.listed, self.home) for head in listing.heads]
         stamps = _stamps(folder, [name for name, _, _ in listing.markers])
         if current != listing.heads or stamps != listing.markers:
             listing.heads = [head for head in current if head is not None]
@@ -180,7 +182,9 @@ class WalkMemory:
             cache.store(self.folder, self.entry, self.listings, {})
 
 
-def _head(folder: str, head: tuple[str, int, int, bool], listed: int) -> tuple[str, int, int, bool] | None:
+def _head(
+    folder: str, head: tuple[str, int, int, bool], listed: int, home: Path
+) -> tuple[str, int, int, bool] | None:
     """A head as it is now: the stored verdict while its file is unchanged, else read again; None
     when the file is gone or no longer a file."""
     name, mtime, size, _ = head
@@ -193,7 +197,7 @@ def _head(folder: str, head: tuple[str, int, int, bool], listed: int) -> tuple[s
         return None
     if (status.st_mtime_ns, status.st_size) == (mtime, size) and mtime < listed - RACY_NS:
         return head
-    return name, status.st_mtime_ns, status.st_size, has_modeline(read_head(path))
+    return name, status.st_mtime_ns, status.st_size, has_modeline(head_of(Path(path), home))
 
 
 def _list(
@@ -204,6 +208,7 @@ def _list(
     named_folders: frozenset[str],
     started: int,
     rubrics_root: bool,
+    home: Path,
 ) -> Listing | None:
     """A folder listed anew: by name wherever the name decides, by the head of YAML files where
     it does not; and whether it is a project root."""
@@ -234,15 +239,15 @@ def _list(
                     except OSError:
                         continue
                     if stat.S_ISREG(status.st_mode):
-                        rubric = has_modeline(read_head(entry.path))
+                        rubric = has_modeline(head_of(Path(entry.path), home))
                         heads.append((name, status.st_mtime_ns, status.st_size, rubric))
                 elif role is not None:
                     named.append((name, role))
     except OSError:
         return None
     markers = _stamps(folder, marker_files(folder, names))
-    root = is_project_root(Path(folder), names)
-    return Listing(mtime, started, sorted(folders), sorted(named), sorted(heads), markers, root)
+    is_root = is_project_root(Path(folder), names)
+    return Listing(mtime, started, sorted(folders), sorted(named), sorted(heads), markers, is_root)
 
 
 def _stamps(folder: str, names: Sequence[str]) -> list[tuple[str, int, int]]:
@@ -273,17 +278,21 @@ def _named_folders(globs: Sequence[str]) -> frozenset[str]:
 
 
 def relative_to(root: Path, path: Path) -> str:
-    """A path as a project names it: relative to its root, else absolute."""
+    """A path as a project names it: relative to its root, else absolute; a symbolic link by its
+    own name, as the walk names it, not by where it leads."""
+    absolute = Path(os.path.abspath(path))
+    named = absolute.parent.resolve() / absolute.name
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return named.relative_to(root).as_posix()
     except ValueError:
-        return path.resolve().as_posix()
+        return named.as_posix()
 
 
-def read_head(path: str | Path) -> str:
-    """The first bytes of a file, as text, for the modeline; empty when it cannot be read."""
+def head_of(path: Path, home: Path) -> str:
+    """The first bytes of a file, as text, for the modeline; empty when it is not read
+    (`disk.reading`: a file outside `home`, a real path, or no regular file, tells nothing of
+    its role)."""
     try:
-        with open(path, "rb") as file:
-            return file.read(HEAD_BYTES).decode("utf-8", errors="replace")
+        return reading.read_head(path, home, HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""

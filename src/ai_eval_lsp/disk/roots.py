@@ -18,6 +18,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from ai_eval_lsp.disk.reading import read_file, read_head
+
 SETTINGS_FILE = "ai-eval.toml"
 MARKERS = frozenset({SETTINGS_FILE, "pyproject.toml", "composer.json", ".git"})
 INFO_SUFFIX = ".info.yml"
@@ -99,7 +101,7 @@ def marker_files(folder: str, names: Collection[str]) -> list[str]:
 
 def _composer_project(path: Path) -> bool:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_file(path, path.parent.resolve()))
     except FileNotFoundError:
         return False
     except (OSError, UnicodeDecodeError, ValueError):
@@ -110,7 +112,7 @@ def _composer_project(path: Path) -> bool:
 
 def _has_settings_table(path: Path) -> bool:
     try:
-        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+        tool = tomllib.loads(read_file(path, path.parent.resolve()).decode("utf-8")).get("tool", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     return isinstance(tool, dict) and "ai-eval" in tool
@@ -118,7 +120,7 @@ def _has_settings_table(path: Path) -> bool:
 
 def _is_module_info(path: Path) -> bool:
     try:
-        head = path.read_bytes()[:4096].decode("utf-8", "replace")
+        head = read_head(path, path.parent.resolve(), 4096).decode("utf-8", "replace")
     except OSError:
         return False
     return _MODULE_INFO.search(head) is not None

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shlex
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from ai_eval_lsp.disk.reading import read_file, why_not_read
 
 
 class SettingsFileError(Exception):
@@ -97,7 +100,8 @@ class Settings:
         True,
         "Sent by the editor, not set by you: false in a workspace it does not trust (VS Code's "
         "Restricted Mode). Then the project's own settings files may not say how PHP starts, whether "
-        "it runs, where runs are stored or which site database is read; the editor's values stand.",
+        "it runs, where runs are stored or which site database is read (the editor's values stand), "
+        "and no Drupal settings file (`settings.php`) is read.",
     )
     run_on_save: str = _setting(
         "off",
@@ -182,26 +186,30 @@ class Settings:
         projects that are not Python), else the `[tool.ai-eval]` table of `pyproject.toml`. A
         file that cannot be read is a problem, and with `strict` a SettingsFileError."""
         own = root / "ai-eval.toml"
-        if own.is_file():
-            return cls._from_toml(own, _own_table, strict)
+        if own.is_file() or os.path.lexists(own):  # one that is not a regular file is said
+            return cls._from_toml(own, _own_table, root, strict)
         pyproject = root / "pyproject.toml"
         if pyproject.is_file():
-            return cls._from_toml(pyproject, _tool_table, strict)
+            return cls._from_toml(pyproject, _tool_table, root, strict)
         return cls(), []
 
     @classmethod
     def _from_toml(
-        cls, path: Path, table_of: Callable[[dict[str, Any]], tuple[Any, list[str]]], strict: bool
+        cls,
+        path: Path,
+        table_of: Callable[[dict[str, Any]], tuple[Any, list[str]]],
+        root: Path,
+        strict: bool,
     ) -> tuple[Settings, list[str]]:
         try:
-            table, problems = table_of(tomllib.loads(path.read_text(encoding="utf-8")))
+            table, problems = table_of(tomllib.loads(read_file(path, root.resolve()).decode("utf-8")))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
             if strict:
                 raise SettingsFileError(
-                    f"{path}: cannot be read: {err}; none of its settings would apply, so nothing is "
-                    "checked until it is fixed"
+                    f"{path}: {why}; none of its settings would apply, so nothing is checked until it is fixed"
                 ) from err
-            return cls(), [f"{path}: cannot be read: {err}"]
+            return cls(), [f"{path}: {why}"]
         if not isinstance(table, dict):
             return cls(), [f"{path}: the ai-eval settings must be a table"]
         settings, more = cls.from_mapping(table)

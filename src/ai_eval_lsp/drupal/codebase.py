@@ -12,7 +12,10 @@ executors, read from the files alone (SPEC 4, "Drupal codebases"). Nothing here 
   notice saying which and how to choose). Its own `sites/<site>/modules` count.
 - Installed modules are those the site's `core.extension.yml` lists (in the config sync folder
   named in its `settings.php`, else `config/sync` or `../config/sync`), in its order: weight, then
-  name. Without an export every module found counts, and a notice says so.
+  name. Without an export every module found counts, and a notice says so. Where settings files
+  may not be read (a workspace the editor does not trust), only the usual places are looked in.
+- Every file is read through `disk.reading`: inside the project, regular, at most 1 MB; a file
+  refused is a notice naming it and why.
 - A kind defined by a module present but not enabled, or by a test module (`tests/modules/*` of a
   module outside core), is dormant: `unknown-kind` as on the site, with a message naming it.
 - Executors are the services tagged `ai_eval.check_executor` in the installed modules'
@@ -32,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.core.yamltree import parse
-from ai_eval_lsp.disk import cache
+from ai_eval_lsp.disk import cache, reading
+from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources
 from ai_eval_lsp.drupal.settingsphp import SettingsRun, run_settings
 
@@ -182,39 +186,50 @@ class Codebase:
 
 
 def discover(
-    folder: Path, drupal_root: str | None = None, cache_dir: Path | None = None, site: str | None = None
+    folder: Path,
+    drupal_root: str | None = None,
+    cache_dir: Path | None = None,
+    site: str | None = None,
+    read_settings: bool = True,
 ) -> Codebase | None:
     """The Drupal codebase of a project folder, None when it is none; from the cache in
     `cache_dir` (default `cache.default_folder("drupal")`) when nothing it was read from changed.
-    `site` names the site of a multisite codebase to read (`drupal.site`)."""
+    `site` names the site of a multisite codebase to read (`drupal.site`); without
+    `read_settings` (a workspace the editor does not trust), no settings file is read."""
     directory = cache_dir if cache_dir is not None else cache.default_folder("drupal")
-    entry = cache.key(str(folder.resolve()), drupal_root or "", site or "")
+    entry = cache.key(str(folder.resolve()), drupal_root or "", site or "", str(read_settings))
     stored = cache.load(directory, entry)
     if stored is not None:
         try:
             return Codebase.from_json(stored)
         except (KeyError, TypeError, ValueError, AttributeError):
             pass  # an entry of another shape: discover again and replace it
-    reads = _Reads()
-    codebase = _discover(folder.absolute(), drupal_root, reads, site)
+    reads = _Reads(folder.resolve())
+    codebase = _discover(folder.absolute(), drupal_root, reads, site, read_settings)
     if codebase is not None:
         cache.store(directory, entry, codebase.to_json(), reads.stamps)
     return codebase
 
 
-def scan(folder: Path, drupal_root: str | None = None, site: str | None = None) -> Codebase | None:
+def scan(
+    folder: Path, drupal_root: str | None = None, site: str | None = None, read_settings: bool = True
+) -> Codebase | None:
     """Like `discover`, without the cache."""
-    return _discover(folder.absolute(), drupal_root, _Reads(), site)
+    return _discover(folder.absolute(), drupal_root, _Reads(folder.resolve()), site, read_settings)
 
 
 # --- reading the file system -------------------------------------------------------------------
 
 
 class _Reads:
-    """Looks at files and folders, stamping each path when it is looked at: the cache's key."""
+    """Looks at files and folders, stamping each path when it is looked at: the cache's key.
+    Files are read inside `home` only (`disk.reading`); those refused are kept in `skipped`."""
 
-    def __init__(self) -> None:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        """The project folder's real path."""
         self.stamps: dict[str, cache.Stamp] = {}
+        self.skipped: dict[Path, Skipped] = {}
 
     def stat(self, path: Path) -> os.stat_result | None:
         try:
@@ -233,13 +248,31 @@ class _Reads:
         status = self.stat(path)
         return status is not None and stat.S_ISDIR(status.st_mode)
 
-    def read(self, path: Path) -> bytes | None:
-        if not self.is_file(path):
+    def file(self, path: Path) -> bytes | None:
+        """A file's bytes; None when there is none; OSError when it may not or cannot be read."""
+        status = self.stat(path)
+        if status is None or stat.S_ISDIR(status.st_mode):
             return None
         try:
-            return path.read_bytes()
+            return reading.read_file(path, self.home)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            self.skipped[path] = Skipped.of(path, error)
+            raise
+
+    def read(self, path: Path) -> bytes | None:
+        """A file's bytes; None when there is none or it is not read."""
+        try:
+            return self.file(path)
         except OSError:
             return None
+
+    def exists(self, path: Path) -> bool:
+        """What PHP's `file_exists()` asks, of the project's files only (`Refused` outside)."""
+        found = reading.exists(path, self.home)
+        self.stat(path)
+        return found
 
     def text(self, path: Path) -> str | None:
         data = self.read(path)
@@ -271,13 +304,19 @@ class _Extension:
 
 
 def _discover(
-    folder: Path, drupal_root: str | None, reads: _Reads, wanted_site: str | None
+    folder: Path, drupal_root: str | None, reads: _Reads, wanted_site: str | None, read_settings: bool
 ) -> Codebase | None:
     notices: list[str] = []
     # `drupal.root` names the codebase: its Drupal root, or its composer project with the web
     # root below it, found as in a project folder
     base = Path(os.path.normpath(folder / drupal_root)) if drupal_root else folder
-    if drupal_root and not reads.is_dir(base):
+    if drupal_root and not reading.inside(base, reads.home):
+        notices.append(
+            f"the setting `drupal.root` is `{drupal_root}`, outside the project ({folder}), and only files "
+            "inside the project are read; the codebase is looked for in the project instead"
+        )
+        base = folder
+    elif drupal_root and not reads.is_dir(base):
         notices.append(
             f"the setting `drupal.root` is `{drupal_root}`, but {base} is not a folder; set it to the "
             "folder that holds `core/lib/Drupal.php` or the site's `composer.json`, relative to the project root"
@@ -294,7 +333,7 @@ def _discover(
     if not named_drupal and not any(extension.type == "module" for extension in extensions.values()):
         return None
 
-    export = _core_extension(folder, root, site, reads, notices)
+    export = _core_extension(folder, root, site, reads, notices, read_settings)
     modules, uninstalled = _installed(extensions, export, notices)
     ai_eval = extensions.get("ai_eval")
     autoload = {f"Drupal\\{module.name}\\": module.folder / "src" for module in modules}
@@ -309,6 +348,7 @@ def _discover(
     executors = _executors(modules, sources, elsewhere, reads, notices, display)
     tests = _test_modules([*modules, *uninstalled], root, reads)
     dormant = _dormant(uninstalled, tests, reads, display)
+    notices += [f"{display(skipped.path)}: {skipped.why}" for skipped in reads.skipped.values()]
     return Codebase(
         folder=folder,
         root=root,
@@ -445,12 +485,15 @@ def _info_files(
 
 
 def _core_extension(
-    folder: Path, root: Path, site: str, reads: _Reads, notices: list[str]
+    folder: Path, root: Path, site: str, reads: _Reads, notices: list[str], read_settings: bool
 ) -> tuple[Path, Mapping[str, int]] | None:
-    """The `core.extension.yml` of the site's config sync folder and its `module:` map."""
+    """The `core.extension.yml` of the site's config sync folder (named in its settings.php,
+    when settings files may be read) and its `module:` map."""
     places = []
-    named = site_settings(root, site, {}, reads.read, lambda path: reads.stat(path) is not None).get(
-        "settings", "config_sync_directory"
+    named = (
+        site_settings(root, site, {}, reads.file, reads.exists).get("settings", "config_sync_directory")
+        if read_settings
+        else None
     )
     if isinstance(named, bytes):
         places.append(root / os.fsdecode(named))
@@ -479,8 +522,13 @@ def _core_extension(
         }
         return path, weights
     looked = ", ".join(_shown(place, folder) for place in places)
+    unread = (
+        ""
+        if read_settings
+        else "; settings.php, which may name another, is not read in a workspace the editor does not trust"
+    )
     notices.append(
-        f"no core.extension.yml found (looked in {looked}): every module found counts as installed; "
+        f"no core.extension.yml found (looked in {looked}{unread}): every module found counts as installed; "
         "export the site's configuration (`drush config:export`) so only installed modules' kinds are offered"
     )
     return None

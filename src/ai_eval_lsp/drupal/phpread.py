@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,13 @@ class PhpArray:
             self.next_index = key + 1
         self.items[key] = value
         return key
+
+    def copy(self) -> PhpArray:
+        """Another array with the same elements: PHP's arrays are values."""
+        copied = PhpArray(self.is_object)
+        copied.items = dict(self.items)
+        copied.next_index = self.next_index
+        return copied
 
     def is_list(self) -> bool:
         return not self.is_object and all(key == index for index, key in enumerate(self.items))
@@ -200,10 +208,31 @@ def _php() -> Language:
     return Language(tree_sitter_php.language_php())
 
 
-def parse_php(path: Path, source: bytes) -> _File:
+PARSE_CHUNK = 64 * 1024
+"""How much of the source a parse with a deadline is given at a time: the deadline is looked at
+between chunks (tree-sitter parses 1 MB of PHP in about 0.7 s)."""
+TEXT_CHUNK = 256
+"""How much a node's text is read at a time once such a parse is done (tree-sitter reads a node's
+text through the same callback, from its first byte to its last)."""
+
+
+def parse_php(path: Path, source: bytes, deadline: float | None = None) -> _File:
+    """A file parsed; past `deadline` (`time.monotonic()`), the parse ends where it got to."""
     from tree_sitter import Parser
 
-    tree = Parser(_php()).parse(source)  # a parser per parse: parsers are not thread-safe
+    parser = Parser(_php())  # a parser per parse: parsers are not thread-safe
+    if deadline is None:
+        tree = parser.parse(source)
+    else:
+        parsing = True
+
+        def read(offset: int, _: object) -> bytes:
+            if not parsing:  # a node's text, whatever the time: an empty answer would never end it
+                return source[offset : offset + TEXT_CHUNK]
+            return b"" if time.monotonic() > deadline else source[offset : offset + PARSE_CHUNK]
+
+        tree = parser.parse(read)
+        parsing = False
     parsed = _File(path, tree.root_node)
     _collect(parsed, parsed.root, _Names("", {}))
     return parsed

@@ -11,17 +11,25 @@ What cannot be decided is `Unknown`, with why and where: a value from a call ai-
 make, and everything assigned under a condition it cannot decide (the branches' assignments all
 become unknown, so a value is never taken from the wrong branch). Loops are never run: what they
 assign is unknown too.
+
+A settings file is untrusted input (SPEC 6), so the reading is bounded: the files come through
+`read`, which refuses what may not be read (outside the project, not a regular file, over 1 MB);
+an include it refuses, or past `MAX_INCLUDES` files, makes every variable unknown (that file may
+have set any of them); no string grows past `MAX_STRING` bytes; and past `BUDGET_SECONDS` the
+reading stops and everything is unknown. Each says why.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.drupal.phpread import (
     Evaluator,
     PhpArray,
@@ -40,6 +48,15 @@ if TYPE_CHECKING:
 
 MAX_INCLUDES = 20
 """Files included in one run at most: settings files include a few; more is a loop."""
+MAX_STRING = 64 * 1024
+"""Longer strings are unknown: no setting is that long, and `$s .= $s;` doubles one at each line."""
+MAX_NESTING = 50
+"""Blocks nested deeper make everything unknown: statements are run by recursion (real settings
+files nest a few levels)."""
+BUDGET_SECONDS = 1.0
+"""The whole reading (every file parsed and run) stops past this, leaving everything unknown."""
+KEPT = frozenset({"app_root", "site_path"})
+"""Drupal's own variables, which an include that could not be read is not taken to change."""
 
 _BRANCHES = ("compound_statement", "colon_block")
 _LOOPS = frozenset(
@@ -61,10 +78,16 @@ class SettingsRun:
     """Every file run, the settings file first."""
     not_followed: list[str] = field(default_factory=list)
     """Includes left out, each with why ("web/sites/default/settings.php:40 includes ... under ...")."""
+    stopped: Unknown | None = None
+    """Why the reading stopped before its end (its time was up): then nothing it set is known."""
+    undefined: Unknown | None = None
+    """What a variable not set is: null, until an include that was not read may have set it."""
 
     def get(self, *path: str) -> PhpValue:
         """`$variables[path[0]][path[1]]...`: None where an array has no such key."""
-        value = self.variables.get(path[0])
+        if self.stopped is not None:
+            return self.stopped
+        value = self.variables.get(path[0], self.undefined)
         for key in path[1:]:
             if not isinstance(value, PhpArray):
                 return value if isinstance(value, Unknown) else None
@@ -80,13 +103,32 @@ def run_settings(
     read: Callable[[Path], bytes | None],
     exists: Callable[[Path], bool],
     display: Callable[[Path], str] = str,
+    budget: float = BUDGET_SECONDS,
 ) -> SettingsRun:
     """Run a settings file with the variables Drupal defines before it (`$app_root`,
     `$site_path`) and the global constants it knows (`DRUPAL_ROOT`); `getenv()` reads
-    `environment`; `read` gives a file's bytes or None, `exists` whether a file is there (what
-    `file_exists()` asks). `display` writes paths in reasons."""
-    program = _Program(SettingsRun(variables=dict(variables)), constants, environment, read, exists, display)
-    program.run_file(path)
+    `environment`; `read` gives a file's bytes, or None when there is no such file, `exists`
+    whether a file is there (what `file_exists()` asks); either raises OSError for a file that
+    may not or cannot be read (`disk.reading.Refused`). `display` writes paths in reasons; the
+    reading stops after `budget` seconds."""
+    program = _Program(
+        SettingsRun(variables=dict(variables)),
+        constants,
+        environment,
+        read,
+        exists,
+        display,
+        time.monotonic() + budget,
+    )
+    try:
+        why = program.run_file(path)
+        if why is not None:
+            program.run.not_followed.append(f"{display(path)}: {why}")
+    except _OutOfTime:
+        where = display(program.run.files[-1]) if program.run.files else display(path)
+        program.run.stopped = Unknown(f"reading the settings files stopped after {budget:g} s, in {where}")
+    except RecursionError:  # includes within nested blocks within includes, past Python's stack
+        program.run.stopped = Unknown("the settings files nest includes and blocks too deeply to read")
     return program.run
 
 
@@ -98,22 +140,45 @@ class _Program:
     read: Callable[[Path], bytes | None]
     exists: Callable[[Path], bool]
     display: Callable[[Path], str]
+    deadline: float
     included: set[Path] = field(default_factory=set)
 
-    def run_file(self, path: Path) -> None:
-        source = self.read(path)
+    def run_file(self, path: Path) -> str | None:
+        """Run a file (none, when it does not exist); why it was not read when it may not be."""
+        try:
+            source = self.read(path)
+        except OSError as error:
+            return why_not_read(error)
         if source is None:
-            return
+            return None
         self.run.files.append(path)
         self.included.add(path)
-        parsed = parse_php(path, source)
+        self.on_time()
+        parsed = parse_php(path, source, self.deadline)
         reader = _Reader(self, Scope.top_level(parsed))
         with contextlib.suppress(_Return):  # a `return` ends the file
             reader.statements(parsed.root.named_children, None)
+        return None
+
+    def on_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise _OutOfTime
+
+    def all_unknown(self, why: Unknown) -> None:
+        """From here on every variable is unknown, those not set yet too: a file included was not
+        read (it may have set any of them), or blocks nest too deeply to follow."""
+        for name in self.run.variables:
+            if name not in KEPT:
+                self.run.variables[name] = why
+        self.run.undefined = why
 
 
 class _Return(Exception):
     """A `return` at a file's top level: the file ends there."""
+
+
+class _OutOfTime(Exception):
+    """The reading's time is up: it stops wherever it is."""
 
 
 class _Reader(Evaluator):
@@ -123,6 +188,8 @@ class _Reader(Evaluator):
         super().__init__(PhpSources({}, lambda _: None), scope)  # no class constants in settings
         self.program = program
         self.file = scope.code.file.path
+        self.nesting = 0
+        """How deep in blocks the statement being run is."""
 
     @property
     def variables(self) -> dict[str, PhpValue]:
@@ -133,10 +200,17 @@ class _Reader(Evaluator):
 
     def value(self, node: Node) -> PhpValue:
         """What an expression evaluates to; `Unknown` where it cannot be known without PHP."""
+        self.program.on_time()
         try:
-            return super().value(node)
+            value = super().value(node)
         except Unreadable as unreadable:
             return Unknown(f"{unreadable.what} at {self.where(node)}")
+        if isinstance(value, bytes) and len(value) > MAX_STRING:
+            return self.too_long(node)
+        return value
+
+    def too_long(self, node: Node) -> Unknown:
+        return Unknown(f"a string longer than {MAX_STRING // 1024} KB at {self.where(node)}")
 
     # --- statements -----------------------------------------------------------------------------
 
@@ -147,19 +221,36 @@ class _Reader(Evaluator):
             self.statement(node, unsure)
 
     def statement(self, node: Node, unsure: Unknown | None) -> None:
+        self.program.on_time()
         kind = node.type
-        if kind == "expression_statement" and node.named_children:
+        if self.nesting > MAX_NESTING:
+            self.program.all_unknown(
+                Unknown(f"blocks nested deeper than {MAX_NESTING} levels at {self.where(node)}")
+            )
+        elif kind == "expression_statement" and node.named_children:
             self.effect(node.named_children[0], unsure)
         elif kind in _BRANCHES:
-            self.statements(node.named_children, unsure)
+            self.nested(node.named_children, unsure)
         elif kind == "if_statement":
-            self.branch(node, unsure)
+            self.nesting += 1
+            try:
+                self.branch(node, unsure)
+            finally:
+                self.nesting -= 1
         elif kind in _LOOPS:
             loop = Unknown(f"set in a loop at {self.where(node)}")
-            self.statements(list(_nested(node)), unsure or loop)
+            self.nested(list(_nested(node, self.nesting)), unsure or loop)
         elif kind == "return_statement" and unsure is None:
             raise _Return
         # declarations, echo, unset, ...: nothing the settings are read from
+
+    def nested(self, nodes: list[Node], unsure: Unknown | None) -> None:
+        """The statements of a block, one level deeper."""
+        self.nesting += 1
+        try:
+            self.statements(nodes, unsure)
+        finally:
+            self.nesting -= 1
 
     def branch(self, node: Node, unsure: Unknown | None) -> None:
         """`if`/`elseif`/`else`: the first branch whose condition holds runs; from a condition
@@ -204,16 +295,19 @@ class _Reader(Evaluator):
             self.program.run.not_followed.append(f"{shown}, {unsure.why}")
             return
         if not isinstance(value, bytes):
-            why = value.why if isinstance(value, Unknown) else "not a path"
-            self.program.run.not_followed.append(f"{shown}: {why}")
+            unknown = value.why if isinstance(value, Unknown) else "not a path"
+            self.program.run.not_followed.append(f"{shown}: {unknown}")
             return
         path = Path(os.path.normpath(self.file.parent / os.fsdecode(value)))
         if node.type.endswith("_once_expression") and path in self.program.included:
             return
         if len(self.program.run.files) >= MAX_INCLUDES:
-            self.program.run.not_followed.append(f"{shown}: more than {MAX_INCLUDES} files included")
-            return
-        self.program.run_file(path)  # a file that does not exist includes nothing, as in PHP
+            why: str | None = f"more than {MAX_INCLUDES} files included"
+        else:
+            why = self.program.run_file(path)  # a file that does not exist includes nothing, as in PHP
+        if why is not None:
+            self.program.run.not_followed.append(f"{shown}: {why}")
+            self.program.all_unknown(Unknown(f"{shown}: {why}"))
 
     # --- assignments ----------------------------------------------------------------------------
 
@@ -231,12 +325,14 @@ class _Reader(Evaluator):
             if operator is None or php_text(operator) != ".=":
                 value = Unknown(f"the operator `{php_text(operator)}` at {self.where(node)}")
             else:
-                value = self.concatenate(self.value(left), value)
+                value = self.concatenate(self.value(left), value, node)
         self.store(left, unsure or value)
         return value
 
     def store(self, target: Node, value: PhpValue) -> None:
-        """Assign to a variable or to an element of the arrays it holds (made where missing)."""
+        """Assign to a variable or to an element of the arrays it holds (made where missing).
+        Arrays are values, as in PHP: those on the way to the element are copied, never changed
+        where another variable or array holds them too (so no array can come to hold itself)."""
         path: list[Node | None] = []
         while target.type == "subscript_expression":
             container, *index = target.named_children
@@ -253,21 +349,24 @@ class _Reader(Evaluator):
         if not keys:
             self.variables[name] = value
             return
-        array = self.variables.get(name)
-        if not isinstance(array, PhpArray):
-            if isinstance(array, Unknown):
-                return
-            array = self.variables[name] = PhpArray()
-        for key in keys[:-1]:
-            inner = array.items.get(self.array_key(key)) if key is not None else None
-            if not isinstance(inner, PhpArray):
+        found = self.variables.get(name, self.program.run.undefined)
+        if isinstance(found, Unknown):
+            return
+        top = array = found.copy() if isinstance(found, PhpArray) else PhpArray()
+        try:
+            for key in keys[:-1]:
+                inner = array.items.get(self.array_key(key)) if key is not None else None
                 if isinstance(inner, Unknown):
                     return
-                inner = PhpArray()
+                inner = inner.copy() if isinstance(inner, PhpArray) else PhpArray()
                 array.put(None if key is None else self.array_key(key), inner)
-            array = inner
-        last = keys[-1]
-        array.put(None if last is None else self.array_key(last), value)
+                array = inner
+            last = keys[-1]
+            array.put(None if last is None else self.array_key(last), value)
+        except OverflowError:  # `$a[] = ...` past PHP_INT_MAX, which PHP refuses
+            self.variables[name] = Unknown(f"an element appended past PHP_INT_MAX at {self.where(target)}")
+            return
+        self.variables[name] = top
 
     def array_key(self, value: PhpValue) -> int | bytes:
         if isinstance(value, bool):
@@ -285,7 +384,7 @@ class _Reader(Evaluator):
             for key, value in self.program.environment.items():
                 environment.put(key.encode(), value.encode())
             return environment
-        return self.variables.get(name)  # an undefined variable is null, as PHP reads it
+        return self.variables.get(name, self.program.run.undefined)  # null, as PHP reads it, or unknown
 
     def read_name(self, node: Node) -> PhpValue:
         name = php_text(node)
@@ -333,7 +432,14 @@ class _Reader(Evaluator):
             found = self.program.environment.get(values[0].decode("utf-8", "replace"))
             return False if found is None else found.encode()
         if name in _FILE_TESTS and len(values) == 1 and isinstance(values[0], bytes):
-            return self.program.exists(self.file.parent / os.fsdecode(values[0]))
+            try:
+                return self.program.exists(self.file.parent / os.fsdecode(values[0]))
+            except OSError as error:  # outside the project: taken as not there, as on this machine
+                reason = getattr(error, "reason", None) or error.strerror
+                self.program.run.not_followed.append(
+                    f"{self.where(node)} asks `{_snippet(node)}`: {reason}, so it is taken as not there"
+                )
+                return False
         return Unknown(f"a call to `{php_text(function)}()` at {self.where(node)}")
 
     def read_conditional_expression(self, node: Node) -> PhpValue:
@@ -395,20 +501,23 @@ class _Reader(Evaluator):
         if isinstance(right, Unknown):
             return right
         if operator == ".":
-            return self.concatenate(left, right)
+            return self.concatenate(left, right, node)
         if operator in ("==", "!=", "<>"):
             return _loosely_equal(left, right) == (operator == "==")
         if operator in ("===", "!=="):
             return _identical(left, right) == (operator == "===")
         return Unknown(f"the operator `{operator}` at {self.where(node)}")
 
-    def concatenate(self, left: PhpValue, right: PhpValue) -> PhpValue:
+    def concatenate(self, left: PhpValue, right: PhpValue, node: Node) -> PhpValue:
         for side in (left, right):
             if isinstance(side, Unknown):
                 return side
             if isinstance(side, PhpArray):
                 return Unknown("an array used as a string")
-        return php_string(left) + php_string(right)  # type: ignore[arg-type]
+        start, end = php_string(left), php_string(right)  # type: ignore[arg-type]
+        if len(start) + len(end) > MAX_STRING:
+            return self.too_long(node)
+        return start + end
 
 
 def truthy(value: PhpValue) -> bool:
@@ -420,11 +529,13 @@ def truthy(value: PhpValue) -> bool:
     return bool(value)
 
 
-def _nested(node: Node) -> Iterator[Node]:
-    """The statements inside a loop or `switch`, at any depth of blocks and cases."""
+def _nested(node: Node, depth: int) -> Iterator[Node]:
+    """The statements inside a loop or `switch`, at any depth of blocks and cases (up to
+    `MAX_NESTING`: deeper ones are left out, as the unknown they would be)."""
     for child in node.named_children:
         if child.type in ("compound_statement", "colon_block", "switch_block", "case_statement"):
-            yield from _nested(child)
+            if depth < MAX_NESTING:
+                yield from _nested(child, depth + 1)
         elif child.type.endswith("_statement"):
             yield child
 
@@ -478,7 +589,13 @@ def _loosely_equal(left: PhpValue, right: PhpValue) -> bool:
         return numbers[0] == numbers[1]
     if isinstance(left, bytes) and isinstance(right, bytes):
         return left == right
-    return php_string(left) == php_string(right) if not isinstance(left, PhpArray | Unknown) else False  # type: ignore[arg-type]
+    if isinstance(left, PhpArray) and isinstance(right, PhpArray):
+        return left.items.keys() == right.items.keys() and all(
+            _loosely_equal(value, right.items[key]) for key, value in left.items.items()
+        )
+    if isinstance(left, PhpArray | Unknown) or isinstance(right, PhpArray | Unknown):
+        return False  # an array is never equal to a string or a number
+    return php_string(left) == php_string(right)
 
 
 def _identical(left: PhpValue, right: PhpValue) -> bool:

@@ -13,6 +13,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from ai_eval_lsp.core.yamltree import parse
+from ai_eval_lsp.disk import reading
 from ai_eval_lsp.drupal.codebase import Codebase, site_settings
 from ai_eval_lsp.drupal.phpread import PhpArray, PhpValue, Unknown
 
@@ -135,37 +136,48 @@ def _from_settings(
     root: Path, codebase: Codebase, environment: Mapping[str, str]
 ) -> tuple[SiteAddress | None, str | None]:
     ddev = _ddev_config(root, codebase.root)
-    environment = {**_dotenv(root / ".env"), **environment}
+    home = root.resolve()  # what every file read must be inside of
+    unread: list[str] = []
+    environment = {**_dotenv(root / ".env", home, unread), **environment}
     if ddev is not None:  # read as DDEV's own commands read them on the host
         environment = {**environment, "IS_DDEV_PROJECT": "true"}
         environment.pop("DDEV_PHP_VERSION", None)
 
     def read(path: Path) -> bytes | None:
         try:
-            return path.read_bytes()
-        except OSError:
+            return reading.read_file(path, home)
+        except (FileNotFoundError, NotADirectoryError):
             return None
+
+    def exists(path: Path) -> bool:
+        return reading.exists(path, home)
 
     def shown(path: Path) -> str:
         return os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
 
     settings_file = codebase.root / "sites" / codebase.site / "settings.php"
-    run = site_settings(codebase.root, codebase.site, environment, read, Path.exists, shown)
+    run = site_settings(codebase.root, codebase.site, environment, read, exists, shown)
     where = shown(settings_file)
     if not run.files:
-        return None, f"the site's database is not known: {where} does not exist; {GIVE_IT}"
+        why = run.not_followed[0] if run.not_followed else f"{where} does not exist"
+        return None, f"the site's database is not known: {why}; {GIVE_IT}"
+
+    def note(what: str) -> str:
+        """Why there is no address, with what was not read or followed on the way."""
+        others = [each for each in [*unread, *run.not_followed] if each not in what]
+        return what + (f"; not followed: {'; '.join(others)}" if others else "") + f"; {GIVE_IT}"
+
     found = run.get("databases", "default", "default")
     read_from = ", ".join(shown(path) for path in run.files)
     if not isinstance(found, PhpArray):
         why = f" ({found.why})" if isinstance(found, Unknown) else ""
-        left_out = f"; not followed: {'; '.join(run.not_followed)}" if run.not_followed else ""
-        return None, (f"no `$databases['default']['default']` in {read_from}{why}{left_out}; {GIVE_IT}")
+        return None, note(f"no `$databases['default']['default']` in {read_from}{why}")
     try:
         address = _address(found, codebase.root, where)
         if ddev is not None and address.host == _DDEV_HOST:
-            address = _ddev_published(address, ddev)
+            address = _ddev_published(address, ddev, home)
     except AddressError as err:
-        return None, f"{err}; {GIVE_IT}"
+        return None, note(str(err))
     return address, None
 
 
@@ -234,12 +246,15 @@ def _ddev_config(root: Path, drupal_root: Path) -> Path | None:
     return None
 
 
-def _ddev_published(address: SiteAddress, config: Path) -> SiteAddress:
+def _ddev_published(address: SiteAddress, config: Path, home: Path) -> SiteAddress:
     """DDEV's `db` host seen from the host: 127.0.0.1 at the config's `host_db_port`."""
     try:
-        document = parse(config.read_text(encoding="utf-8", errors="replace")).root
-    except OSError:
-        document = None
+        document = parse(reading.read_file(config, home).decode("utf-8", "replace")).root
+    except OSError as error:
+        raise AddressError(
+            f"the site's database is DDEV's `db` container, and .ddev/config.yaml, which would give its "
+            f"port, is {reading.why_not_read(error)}"
+        ) from None
     values = document.value if document is not None and isinstance(document.value, dict) else {}
     port = str(values.get("host_db_port", "")).strip()
     if not re.fullmatch(r"[0-9]{1,5}", port):
@@ -265,12 +280,16 @@ _DOTENV_LINE = re.compile(
 )
 
 
-def _dotenv(path: Path) -> dict[str, str]:
+def _dotenv(path: Path, home: Path, unread: list[str]) -> dict[str, str]:
     """A `.env` file's variables, as docker compose reads them: `NAME=value`, quoted or not,
-    `export` allowed, `#` comments; no interpolation."""
+    `export` allowed, `#` comments; no interpolation. None from a file that is not read (why is
+    added to `unread`)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = reading.read_file(path, home).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        unread.append(f"{path.name}: {reading.why_not_read(error)}")
         return {}
     found = {}
     for match in _DOTENV_LINE.finditer(text):

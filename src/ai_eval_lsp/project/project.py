@@ -13,7 +13,9 @@ from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, summary_of
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
 from ai_eval_lsp.core.workspace import Role, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.core.yamltree import Parser, decode
-from ai_eval_lsp.disk.files import Found, read_head, relative_to, walk
+from ai_eval_lsp.disk import reading
+from ai_eval_lsp.disk.files import Found, head_of, relative_to, walk
+from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import too_wide
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.disk.userconfig import UserConfig, read_user_config
@@ -69,8 +71,13 @@ class Project:
         user = read_user_config(environment)
         problems += user.problems
         fragments = [root / fragment for fragment in settings.schema_fragments]
-        codebase = drupal.discover(root, settings.drupal_root or None, site=settings.drupal_site or None)
-        registry = discover(fragments, codebase=codebase, php_run=settings.php_run)
+        codebase = drupal.discover(
+            root,
+            settings.drupal_root or None,
+            site=settings.drupal_site or None,
+            read_settings=settings.workspace_trusted,
+        )
+        registry = discover(fragments, codebase=codebase, php_run=settings.php_run, home=root.resolve())
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
         rules = Rules(validator, registry.dispatch, parser, SchemaValidator.for_cases(engine))
         given_in_editor = editor is not None and bool(editor.site_database)
@@ -108,9 +115,23 @@ class Project:
     def inside(self, path: Path) -> bool:
         return path.resolve().is_relative_to(self.root)
 
+    def home_of(self, path: Path) -> Path:
+        """The folder a file is read inside of (`disk.reading`): the root, or, for a file outside
+        it (named on the command line), its own folder."""
+        absolute = os.path.abspath(path)
+        if reading.within(absolute, self.root):
+            return self.root  # as the walk names its files: no link to resolve
+        folder = os.path.realpath(os.path.dirname(absolute))
+        return self.root if reading.within(folder, self.root) else Path(folder)
+
+    def read(self, path: Path) -> bytes:
+        """A rubric or cases file's bytes, read as a repository's files are (`disk.reading`):
+        OSError, `Refused` among them, when it is not."""
+        return reading.read_file(path, self.home_of(path), reading.YAML_LIMIT)
+
     def role(self, path: Path, head: str | None = None) -> Role | None:
         if head is None:
-            head = read_head(path)
+            head = head_of(path, self.home_of(path))
         settings = self.settings
         return classify(
             self.relative(path), head, settings.rubric_globs, settings.cases_globs, self.rubrics_folder
@@ -146,18 +167,26 @@ class Project:
         """What other files need to know of one file, from its text."""
         return summary_of(found.role, found.relative, text, self.rules)
 
-    def summaries(self, found: Iterable[Found]) -> Iterator[Summary]:
-        """The summary of each file found, read from disk; a file that cannot be read is skipped
-        (it is not there to resolve to)."""
+    def summaries(self, found: Iterable[Found], skipped: list[Skipped] | None = None) -> Iterator[Summary]:
+        """The summary of each file found, read from disk; a file that is not read is left out
+        (it is not there to resolve to), and added to `skipped` when it is given."""
         for each in found:
             try:
-                text, _ = decode(each.path.read_bytes())
-            except OSError:
+                text, _ = decode(self.read(each.path))
+            except OSError as error:
+                if skipped is not None:
+                    skipped.append(Skipped.of(each.path, error))
                 continue
             yield self.summarize(each, text)
 
-    def index(self, analyses: Mapping[Path, Analysis], roles: Iterable[Role] = ("rubric",)) -> WorkspaceIndex:
-        """The files under the root of the roles asked for: the analyses given, others read here.
+    def index(
+        self,
+        analyses: Mapping[Path, Analysis],
+        roles: Iterable[Role] = ("rubric",),
+        skipped: list[Skipped] | None = None,
+    ) -> WorkspaceIndex:
+        """The files under the root of the roles asked for: the analyses given, others read here
+        (those not read added to `skipped` when it is given).
         A root of `/` or the home folder holds too much to walk: only its own files count.
 
         Composite references resolve only inside the workspace, so a file checked from outside
@@ -168,7 +197,7 @@ class Project:
         paths = {summary.path for summary in given}
         found = self.walk(recursive=not too_wide(self.root))
         others = (f for f in found if f.role in wanted and f.relative not in paths)
-        return WorkspaceIndex.of([*given, *self.summaries(others)])
+        return WorkspaceIndex.of([*given, *self.summaries(others, skipped)])
 
 
 def _site(

@@ -28,6 +28,7 @@ from ai_eval_lsp.core.schema import (
     combine,
     core_schema,
 )
+from ai_eval_lsp.disk.reading import read_file, why_not_read
 from ai_eval_lsp.drupal.codebase import Codebase, DormantKind, PhpExecutor
 from ai_eval_lsp.hosts.php import PhpCheckExecutor
 from ai_eval_lsp.hosts.python import (
@@ -166,15 +167,17 @@ def discover(
     group: str = EXECUTOR_GROUP,
     codebase: Codebase | None = None,
     php_run: bool = True,
+    home: Path | None = None,
 ) -> Registry:
     """Load every installed executor plugin, take the Drupal codebase's executors, and build the
-    combined schema over the core schema (the site's own, when the codebase holds ai_eval)."""
+    combined schema over the core schema (the site's own, when the codebase holds ai_eval).
+    Fragment files are read inside `home`, the project (`disk.reading`; default: each one's folder)."""
     services = Services()
     plugins = [load(entry, services) for entry in sorted_entry_points(group)]
     # ai_eval's own executors run the core kinds, which always run in Python (SPEC section 4).
     executors = [e for e in codebase.executors if e.module != AI_EVAL_MODULE] if codebase else []
     origins = [_php_origin(executor) for executor in executors]
-    fragments_read, fragment_problems = _read_fragments(fragments)
+    fragments_read, fragment_problems = _read_fragments(fragments, home)
     core, schema_problems = _core_schema(codebase)
     combined = combine(
         core,
@@ -290,29 +293,33 @@ def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:
     """The site's own `schema/rubric.schema.json` when the codebase holds ai_eval, else the
     shipped copy (SPEC section 4)."""
     path = codebase.ai_eval_schema if codebase is not None else None
-    if path is None:
+    if codebase is None or path is None:
         return core_schema(), []
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        schema = json.loads(read_file(path, codebase.folder.resolve()))
         branches = schema["properties"]["checks"]["items"]["oneOf"]
         if not isinstance(schema.get("$defs"), dict) or not isinstance(branches, list):
             raise ValueError("it has no `$defs` or no `checks.items.oneOf`")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        why = why_not_read(err) if isinstance(err, OSError) else str(err)
         return core_schema(), [
-            f"the site's ai_eval schema {path} cannot be used ({err}); the shipped schema is used"
+            f"the site's ai_eval schema {path} cannot be used ({why}); the shipped schema is used"
         ]
     return schema, []
 
 
-def _read_fragments(paths: Iterable[Path]) -> tuple[list[tuple[Path, Contribution]], list[str]]:
+def _read_fragments(
+    paths: Iterable[Path], home: Path | None
+) -> tuple[list[tuple[Path, Contribution]], list[str]]:
     """Fragment files map kind names to definitions, as `check_schema_definitions()` does."""
     contributions, problems = [], []
     for path in paths:
         origin = Origin(f"schema fragment {path}")
         try:
-            definitions = json.loads(path.read_text(encoding="utf-8"))
+            definitions = json.loads(read_file(path, home or path.parent.resolve()))
         except (OSError, UnicodeDecodeError, ValueError) as err:
-            problems.append(f"{origin}: cannot be read: {err}")
+            why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
+            problems.append(f"{origin}: {why}")
             continue
         if not isinstance(definitions, dict):
             problems.append(f"{origin}: must hold a JSON object of kind names to definitions")

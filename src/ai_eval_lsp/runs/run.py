@@ -26,6 +26,7 @@ from ai_eval_lsp.core.refs import parse_ref
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
 from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
+from ai_eval_lsp.disk.reading import Skipped, why_not_read
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.grading import evaluating, grade
 from ai_eval_lsp.runs.store import ResultStore, StoreError
@@ -112,19 +113,15 @@ class RunResult:
 
 
 Reader = Callable[[Path], bytes]
-"""How a run reads files: from disk for the CLI; the editor prefers its open documents."""
-
-
-def read_disk(path: Path) -> bytes:
-    return path.read_bytes()
+"""How a run reads files: from disk for the CLI (`Project.read`); the editor prefers its open documents."""
 
 
 class RubricLibrary:
     """The workspace's rubrics, each read once per run; a broken one (what the site would refuse
     to load) cannot be run, while one with other errors runs and its checks fail with the cause."""
 
-    def __init__(self, project: Project, index: RubricIndex, read: Reader = read_disk) -> None:
-        self.project, self.index, self.read = project, index, read
+    def __init__(self, project: Project, index: RubricIndex, read: Reader | None = None) -> None:
+        self.project, self.index, self.read = project, index, read or project.read
         self.loaded: dict[str, LoadedRubric] = {}
 
     def __call__(self, ref: str) -> LoadedRubric | None:
@@ -137,7 +134,7 @@ class RubricLibrary:
             try:
                 analysis = self.project.analyse(path, self.read(path))
             except OSError as err:
-                raise RubricError(f"rubric `{ref}` cannot be read: {err.strerror}") from err
+                raise RubricError(f"rubric `{ref}` ({summary.path}): {why_not_read(err)}") from err
             breaking = [p for p in analysis.problems if p.code in BREAKING_CODES]
             if breaking or analysis.root is None:
                 first, errors = breaking[0], f"{len(breaking)} error{'s' * (len(breaking) != 1)}"
@@ -179,15 +176,15 @@ class RubricLibrary:
 def read_cases(
     path: Path,
     project: Project,
-    read: Reader = read_disk,
+    read: Reader | None = None,
     errors: Callable[[list[Problem]], None] | None = None,
 ) -> dict[str, Any]:
     """A cases file's data, or RunError when it cannot be run at all; with `errors`, the file is
-    checked as it is read, and told its own errors first."""
+    checked as it is read, and told its own errors first. `read`: the project's files on disk."""
     try:
-        raw = read(path)
+        raw = (read or project.read)(path)
     except OSError as err:
-        raise RunError(f"{path}: cannot be read: {err.strerror}") from err
+        raise RunError(f"{path}: {why_not_read(err)}") from err
     if errors is None:
         root = parse(decode(raw)[0], project.rules.parser).root
     else:
@@ -217,12 +214,15 @@ class RunOptions:
     database: Path | None = None
     progress: Callable[[int, int], None] | None = None
     cancellation: Cancellation | None = None
-    read: Reader = read_disk
+    read: Reader | None = None
+    """How files are read; None: the project's files on disk (`Project.read`)."""
     index: RubricIndex | None = None
     """The rubrics to resolve against; by default every rubric under the project's root."""
     cases_errors: Callable[[list[Problem]], None] | None = None
     """Told the cases file's own errors before any case is graded (the run goes on); None: the
     file is not checked, only read."""
+    skipped: list[Skipped] | None = None
+    """Where the files the run's rubric index could not read are added (without `index`)."""
 
 
 def check_response(
@@ -267,7 +267,8 @@ def check_cases(
 
 
 def _library(project: Project, options: RunOptions) -> RubricLibrary:
-    return RubricLibrary(project, options.index or project.index({}).rubrics, options.read)
+    index = options.index or project.index({}, skipped=options.skipped).rubrics
+    return RubricLibrary(project, index, options.read)
 
 
 def run_cases(

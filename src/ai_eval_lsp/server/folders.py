@@ -11,6 +11,7 @@ Documents outside every workspace folder get a folder of their own project root,
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from ai_eval_lsp.core.workspace import Summary
-from ai_eval_lsp.disk.files import Found, excluded, read_head
+from ai_eval_lsp.disk.files import Found, excluded
+from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, project_root
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
@@ -219,6 +221,17 @@ class Folders:
                     types.ShowMessageParams(types.MessageType.Info, f"AI Eval: {notice}")
                 )
 
+    def tell_skipped(self, folder: Folder, skipped: Iterable[Skipped]) -> None:
+        """Files of the folder the walk could not or may not read (SPEC 6): logged at each read,
+        shown once a session each."""
+        for note in skipped:
+            message = f"{os.path.relpath(note.path, folder.root)}: {note.why}"  # the link's own path
+            self.server.log(f"{folder.root}: {message}", types.MessageType.Warning)
+            if self.session.first_telling((folder.root, message)):
+                self.server.window_show_message(
+                    types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {message}")
+                )
+
     async def walk(self, folder: Folder, again: bool = True) -> None:
         """Index every rubric and cases file of the folder's bases, in the background; the
         projects nested in it are its own, each made a folder and walked once found. One walk at
@@ -237,11 +250,12 @@ class Folders:
             ]
             progress = Progress(self.server, f"Indexing rubrics in {folder.root.name}")
             await progress.begin(cancellable=False)
+            skipped: list[Skipped] = []
 
             def read_all() -> list[Summary]:
                 found = [each for base in bases for each in project.walk(base, others, nested=nested)]
                 summaries = []
-                for number, summary in enumerate(project.summaries(found), 1):
+                for number, summary in enumerate(project.summaries(found, skipped), 1):
                     summaries.append(summary)
                     progress.report(number, len(found), "files")
                     time.sleep(0)  # let a request waiting for the interpreter in now, not in 5 ms
@@ -258,6 +272,7 @@ class Folders:
             self.session.commit_disk(
                 folder, summaries, [relative for relative in folder.disk if relative not in found]
             )
+            self.tell_skipped(folder, skipped)
             for root in nested:  # made before this folder counts as indexed: none is missed
                 workspace = self.session.workspace_folder_of(root)
                 if workspace is not None:
@@ -300,7 +315,9 @@ class Folders:
             async with folder.walking:
                 project = folder.project
                 assert project is not None
-                put, gone = await asyncio.to_thread(_read_changes, project, folder, changed)
+                skipped: list[Skipped] = []
+                put, gone = await asyncio.to_thread(_read_changes, project, folder, changed, skipped)
+                self.tell_skipped(folder, skipped)
                 if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))
 
@@ -332,15 +349,17 @@ def _project_input(project: Project, path: Path) -> bool:
     return codebase is not None and path in codebase.inputs
 
 
-def _read_changes(project: Project, folder: Folder, paths: list[Path]) -> tuple[list[Summary], list[str]]:
+def _read_changes(
+    project: Project, folder: Folder, paths: list[Path], skipped: list[Skipped]
+) -> tuple[list[Summary], list[str]]:
     put: list[Summary] = []
     gone: list[str] = []
     settings = project.settings
     for path in paths:
         relative = folder.relative(path)
-        role = project.role(path, read_head(path)) if path.is_file() else None
+        role = project.role(path) if path.is_file() else None
         read = (
-            list(project.summaries([Found(path, relative, role)]))
+            list(project.summaries([Found(path, relative, role)], skipped))
             if role is not None and not excluded(relative, [*settings.rubric_globs, *settings.cases_globs])
             else []
         )

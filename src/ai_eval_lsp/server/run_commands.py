@@ -11,6 +11,7 @@ from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
 from ai_eval_lsp.core.workspace import RubricSummary
+from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
 from ai_eval_lsp.runs.run import (
@@ -132,10 +133,10 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
     now: an open document's own analysis, else the file on disk's, once the folder is indexed
     and each of its open documents analysed (what a run resolves rubrics against)."""
     uri = argument.get("uri")
-    path = path_of(uri) if isinstance(uri, str) else None
-    if path is None:
+    named = path_of(uri) if isinstance(uri, str) else None
+    if named is None:
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
-    path = path.resolve()
+    path = named.resolve()
     while True:
         document = await snapshots.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
@@ -144,13 +145,13 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         if await snapshots.whole_folder(server, folder):
             break
     project = _project(folder)
-    role = project.role(path)
+    role = project.role(named)
     if role is None:
         raise NotApplicable(f"{path} is not a rubric or cases file")
-    try:
-        analysis = await asyncio.to_thread(lambda: project.analyse(path, path.read_bytes(), role))
+    try:  # read by the name it was given: where a symbolic link leads is no name to read by
+        analysis = await asyncio.to_thread(lambda: project.analyse(path, project.read(named), role))
     except OSError as err:
-        raise NotApplicable(f"{path}: cannot be read: {err.strerror}") from err
+        raise NotApplicable(f"{named}: {why_not_read(err)}") from err
     return folder, path, analysis
 
 

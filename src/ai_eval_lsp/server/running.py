@@ -25,12 +25,15 @@ from ai_eval_lsp.server.session import Folder
 
 
 def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
-    """Files as the editor has them when the run starts: open documents' texts, else the disk."""
+    """Files as the editor has them when the run starts: open documents' texts, else the disk
+    (as the project reads its files: `Project.read`)."""
     texts = {doc.path: doc.text for doc in server.session.documents_of(folder) if doc.path is not None}
+    project = folder.project
+    assert project is not None, "a run starts once its folder's project is loaded"
 
     def read(path: Path) -> bytes:
         text = texts.get(path.resolve())
-        return text.encode("utf-8") if text is not None else path.read_bytes()
+        return text.encode("utf-8") if text is not None else project.read(path)
 
     return read
 
