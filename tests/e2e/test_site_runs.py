@@ -201,6 +201,34 @@ async def test_an_untrusted_workspace_reads_no_site_its_files_name(
     assert answer == {"rows": [], "note": "no project names a site database: give `site.database`"}
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def malformed(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A project whose `site.database` no URL parser reads (urlsplit: `Invalid IPv6 URL`)."""
+    root = site_project(tmp_path / "project", "mysql://reader:Kx7-Secret@[::1/shop")
+    client = await start(lsp_client, "visual_studio_code", [root])
+    client.project = root  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def test_a_malformed_site_database_is_one_note_and_the_project_works(malformed: LanguageClient) -> None:
+    root: Path = malformed.project  # type: ignore[attr-defined]
+    uri = await open_document(
+        malformed, root / "refund.rubric.yaml", RUBRIC.replace("sorry", "sory"), version=1
+    )
+    malformed.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(RUBRIC.replace("must_contain_any", "regexp"))],
+        )
+    )
+    assert [d.code for d in await diagnostics(malformed, uri, version=2)] == ["unknown-kind"]
+    why = "the setting `site.database`: the host's IPv6 address has no closing `]` (write it as [::1])"
+    assert await command(malformed, "aiEval.siteRuns", {}) == {"rows": [], "note": why}
+    assert f"{root}: {why}" in [m.message for m in malformed.log_messages]
+    assert not [m for m in [*malformed.log_messages, *malformed.messages] if "Kx7" in m.message]
+
+
 class Trickle:
     """A TCP server that accepts a connection and sends a byte every second, never a whole
     greeting: a database client waits on it as long as it stays up, each read within its limit."""

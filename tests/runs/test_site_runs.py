@@ -388,6 +388,33 @@ def test_site_pull_without_a_site_names_the_setting_to_give(
     assert err == "error: no site runs: the project is no Drupal codebase and names no site.database\n"
 
 
+@pytest.mark.parametrize(
+    ("url", "wrong"),
+    [
+        ("mysql://u:Kx7-Secret@[::1/d", "the host's IPv6 address has no closing `]` (write it as [::1])"),
+        ("mysql://u:Kx7-Secret@h:99999/d", "the port is not a number from 1 to 65535"),
+        ("mysql://u:Kx7-Secret%ff@h/d", "the password is percent-encoded, but not as UTF-8 text"),
+    ],
+)
+def test_a_malformed_site_database_is_one_message_and_check_and_run_go_on(
+    project: Path, capsys: pytest.CaptureFixture[str], url: str, wrong: str
+) -> None:
+    (project / "broken.rubric.yaml").write_text(RUBRIC.replace("must_contain_any", "no_such_kind"))
+
+    def codes() -> tuple[int, int]:
+        checked, _, _ = cli(project, capsys, "check", str(project))
+        ran, _, err = cli(project, capsys, "run", str(project / "refund.cases.yaml"))
+        assert "Kx7" not in err
+        return checked, ran
+
+    (project / "ai-eval.toml").write_text("")
+    assert codes() == (1, 0)
+    (project / "ai-eval.toml").write_text(f'site.database = "{url}"\n')
+    assert codes() == (1, 0)
+    code, out, err = cli(project, capsys, "site", "pull")
+    assert (code, out, err) == (2, "", f"error: no site runs: the setting `site.database`: {wrong}\n")
+
+
 def test_the_report_draws_site_runs_hollow_and_names_them(
     project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
