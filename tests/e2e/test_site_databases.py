@@ -7,6 +7,7 @@ appears in nothing printed or stored."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from databases import mysql_identifier, postgres_identifier, postgres_literal
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from site_db import RUBRIC, ServerSite, drush_row, runner_row
@@ -148,6 +150,125 @@ def test_each_trouble_gives_its_note_and_never_the_password(
     cli(capsys, "--root", str(tmp_path), "report", "-o", str(tmp_path / "report.html"))
     for output in [*said, stored.decode("latin-1"), (tmp_path / "report.html").read_text()]:
         assert PASSWORD not in output
+
+
+UNICODE_PASSWORDS = [
+    "pässwort",
+    "€uro-Kx7",
+    "Kx7\uff03Secret",
+    "emoji-\U0001f600-pw",
+    "\uff41\uff42\uff43\uff44",
+]
+"""Latin-1, beyond Latin-1, a fullwidth `#` (the issue's), an emoji (unassigned in SASLprep's
+Unicode 3.2: PostgreSQL then uses the text as it is), fullwidth letters (SASLprep maps them)."""
+
+
+def test_a_password_of_any_unicode_logs_in_written_as_it_is_or_percent_encoded(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = site.server
+    for number, password in enumerate(UNICODE_PASSWORDS):
+        user = f"unicode_{number}_{site.name}"
+        server.create_user(user, password, site.name)
+        encoded = server.url(user, password, site.name, site.prefix)
+        written = f"{server.driver}://{user}:{password}@{server.host}:{server.port}/{site.name}#{site.prefix}"
+        for url in (encoded, written):
+            monkeypatch.setenv("AI_EVAL_SITE_DATABASE", url)
+            code, out, err = cli(capsys, "site", "pull", str(tmp_path / user))
+            assert (code, err) == (0, ""), password
+            assert out.startswith("support_bot: 2 new site runs") or out.startswith("no new site runs"), out
+            assert password not in out
+
+
+def causes(server: Any, site: ServerSite) -> dict[str, tuple[str, str]]:
+    """Each trouble a site can give, as a URL, and what `site pull` says of it."""
+    port, user, name = server.port, site.user, site.name
+    where = f"{server.driver} database `{name}` on 127.0.0.1:{port} as `{user}`"
+    stranger = f"stranger_{name}"  # logs in, and may read another table of the site's only
+    if server.driver == "mysql":
+        site.execute("CREATE TABLE other (id INT)")
+        site.execute("CREATE USER %s@'%%' IDENTIFIED BY %s", [stranger, PASSWORD])
+        site.execute(f"GRANT SELECT ON {mysql_identifier(name)}.other TO %s@'%%'", [stranger])
+    else:
+        site.execute(
+            f"CREATE ROLE {postgres_identifier(stranger)} LOGIN PASSWORD {postgres_literal(PASSWORD)}"
+        )
+    unknown_database = (
+        f"there is no database `nope_{name}`, or the user `{user}` may not use it (MySQL and MariaDB do "
+        "not tell which): check the name, or grant the user SELECT on its table"
+        if server.driver == "mysql"
+        else f"there is no database `nope_{name}`"
+    )
+    return {
+        "unknown host": (
+            site.url.replace("@127.0.0.1:", "@nohost.invalid:"),
+            f"{where.replace('127.0.0.1', 'nohost.invalid')}: the host `nohost.invalid` is not known",
+        ),
+        "unknown database": (
+            server.url(user, PASSWORD, f"nope_{name}", site.prefix),
+            f"{where.replace(name, f'nope_{name}', 1)}: {unknown_database}",
+        ),
+        "refused password": (
+            server.url(user, "not-" + PASSWORD, name, site.prefix),
+            f"{where}: the user `{user}` or its password is refused",
+        ),
+        "missing table": (
+            server.url(user, PASSWORD, name, "nope_"),
+            f"{where}: there is no table `nope_ai_eval_result`: is ai_eval installed on the site (and the "
+            "table prefix right)?",
+        ),
+        "missing grant": (
+            server.url(stranger, PASSWORD, name, site.prefix),
+            f"{where.replace(user, stranger)}: the user `{stranger}` may not read `drupal_ai_eval_result`; "
+            "grant it SELECT on that table",
+        ),
+    }
+
+
+def test_each_cause_of_trouble_says_its_own(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for cause, (url, said) in causes(site.server, site).items():
+        monkeypatch.setenv("AI_EVAL_SITE_DATABASE", url)
+        code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+        assert (code, out, err) == (2, "", f"error: cannot read the site's runs from {said}\n"), cause
+
+
+@contextlib.contextmanager
+def locked(site: ServerSite) -> Iterator[None]:
+    """The site's table locked by another session, as a long migration or backup locks it."""
+    server = site.server
+    holder = server.connect(
+        "root" if server.driver == "mysql" else "postgres", server.admin_password, site.name
+    )
+    cursor = holder.cursor()
+    if server.driver == "mysql":
+        cursor.execute(f"LOCK TABLES {site.prefix}ai_eval_result WRITE")
+    else:
+        holder.autocommit = False
+        cursor.execute(f"LOCK TABLE {site.prefix}ai_eval_result IN ACCESS EXCLUSIVE MODE")
+    try:
+        yield
+    finally:
+        holder.close()
+
+
+def test_a_site_that_answers_too_slowly_says_so(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("ai_eval_lsp.runs.site.TIMEOUT", 1.0)  # the 5 s limit, shorter for the test
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", site.url)
+    server = site.server
+    where = f"{server.driver} database `{site.name}` on 127.0.0.1:{server.port} as `{site.user}`"
+    with locked(site):
+        began = time.monotonic()
+        code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+    assert time.monotonic() - began < 30
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: cannot read the site's runs from {where}: no answer within 1 s (is the server overloaded, "
+        "or the table locked?)\n"
+    )
 
 
 # --- the editor ------------------------------------------------------------------------------------

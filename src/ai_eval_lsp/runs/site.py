@@ -332,7 +332,7 @@ class _MySql:
             host=address.host,
             port=address.port or 3306,
             user=address.username,
-            password=address.password,
+            password=address.password.encode(),  # as UTF-8: PyMySQL would encode a str as Latin-1
             database=address.database,
             connect_timeout=TIMEOUT,
             read_timeout=TIMEOUT,
@@ -362,6 +362,7 @@ class _Postgres:
     def __init__(self, address: SiteAddress) -> None:
         import pg8000.native
 
+        _password_as_libpq_sends_it()
         self.connection = pg8000.native.Connection(
             address.username,
             host=address.host,
@@ -385,6 +386,28 @@ class _Postgres:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _password_as_libpq_sends_it() -> None:
+    """SCRAM's password is the SASLprep of the UTF-8 text (RFC 5802), and where SASLprep refuses
+    it (an emoji is unassigned in its Unicode 3.2 tables), PostgreSQL's server and libpq use the
+    text as it is; scramp, under pg8000, refuses to log in. Its password is made as libpq's is."""
+    import scramp.core
+
+    refusing = scramp.core.Password
+    if getattr(refusing, "as_libpq", False):
+        return
+
+    class AsLibpq(refusing):  # type: ignore[misc, valid-type]
+        as_libpq = True
+
+        def __init__(self, password: str) -> None:
+            try:
+                super().__init__(password)
+            except scramp.core.ScramException:
+                self.password = password
+
+    scramp.core.Password = AsLibpq
 
 
 class _Sqlite:
@@ -415,18 +438,25 @@ class _Sqlite:
 
 # --- what went wrong, in words -------------------------------------------------------------------
 
+_NOTHING_ANSWERS = "nothing answers there (is the database server running, and the host and port right?)"
+
 _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
-    (
-        lambda err, text: _chained(err, ConnectionRefusedError) or _code(err) == 2003 or "refused" in text,
-        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
-    ),
     (
         lambda err, text: _chained(err, socket.gaierror),
         lambda a: f"the host `{a.host}` is not known",
     ),
     (
-        lambda err, text: _chained(err, TimeoutError) or "timed out" in text or "interrupted" in text,
-        lambda a: f"no answer within {TIMEOUT:g} s",
+        lambda err, text: (
+            _chained(err, TimeoutError)
+            or _code(err) == "57014"  # PostgreSQL's statement_timeout
+            or "timed out" in text
+            or "interrupted" in text
+        ),
+        lambda a: f"no answer within {TIMEOUT:g} s (is the server overloaded, or the table locked?)",
+    ),
+    (
+        lambda err, text: _chained(err, ConnectionRefusedError) or _code(err) == 2003 or "refused" in text,
+        lambda a: _NOTHING_ANSWERS,
     ),
     (
         lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
@@ -435,6 +465,14 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
     (
         lambda err, text: _code(err) in (1049, "3D000") or "unknown database" in text,
         lambda a: f"there is no database `{a.database}`",
+    ),
+    (
+        # MySQL and MariaDB say the same to a user without access, whether the database exists or not
+        lambda err, text: _code(err) == 1044,
+        lambda a: (
+            f"there is no database `{a.database}`, or the user `{a.username}` may not use it "
+            "(MySQL and MariaDB do not tell which): check the name, or grant the user SELECT on its table"
+        ),
     ),
     (
         lambda err, text: _code(err) in (1146, "42P01") or "no such table" in text or "doesn't exist" in text,
@@ -450,7 +488,7 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
         lambda err, text: (
             isinstance(err, OSError) or "can't connect" in text or "can't create a connection" in text
         ),
-        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
+        lambda a: _NOTHING_ANSWERS,
     ),
 )
 
