@@ -5,9 +5,10 @@ path (admin UI, batches) with `run_id` and whole-second `duration`, and the Drus
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,6 +202,29 @@ class ServerSite:
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         self.server.execute(self.name, sql, parameters)
+
+    def add_table(self, prefix: str) -> None:
+        """Another `ai_eval_result` table in the site's database, with another prefix."""
+        create_table(lambda sql: self.server.execute(self.name, sql), self.server.driver, prefix)
+
+    @contextlib.contextmanager
+    def locked(self, prefix: str | None = None) -> Iterator[None]:
+        """The table (of `prefix`, default the site's) locked by another session, as a long
+        migration or a backup locks it: a read waits until the lock goes."""
+        server = self.server
+        table = f"{self.prefix if prefix is None else prefix}ai_eval_result"
+        admin = "root" if server.driver == "mysql" else "postgres"
+        holder = server.connect(admin, server.admin_password, self.name)
+        cursor = holder.cursor()
+        if server.driver == "mysql":
+            cursor.execute(f"LOCK TABLES {table} WRITE")
+        else:
+            holder.autocommit = False
+            cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+        try:
+            yield
+        finally:
+            holder.close()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ appears in nothing printed or stored."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import time
@@ -234,25 +233,6 @@ def test_each_cause_of_trouble_says_its_own(
         assert (code, out, err) == (2, "", f"error: cannot read the site's runs from {said}\n"), cause
 
 
-@contextlib.contextmanager
-def locked(site: ServerSite) -> Iterator[None]:
-    """The site's table locked by another session, as a long migration or backup locks it."""
-    server = site.server
-    holder = server.connect(
-        "root" if server.driver == "mysql" else "postgres", server.admin_password, site.name
-    )
-    cursor = holder.cursor()
-    if server.driver == "mysql":
-        cursor.execute(f"LOCK TABLES {site.prefix}ai_eval_result WRITE")
-    else:
-        holder.autocommit = False
-        cursor.execute(f"LOCK TABLE {site.prefix}ai_eval_result IN ACCESS EXCLUSIVE MODE")
-    try:
-        yield
-    finally:
-        holder.close()
-
-
 def test_a_site_that_answers_too_slowly_says_so(
     site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -260,7 +240,7 @@ def test_a_site_that_answers_too_slowly_says_so(
     monkeypatch.setenv("AI_EVAL_SITE_DATABASE", site.url)
     server = site.server
     where = f"{server.driver} database `{site.name}` on 127.0.0.1:{server.port} as `{site.user}`"
-    with locked(site):
+    with site.locked():
         began = time.monotonic()
         code, out, err = cli(capsys, "site", "pull", str(tmp_path))
     assert time.monotonic() - began < 30

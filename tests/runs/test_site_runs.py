@@ -17,7 +17,7 @@ from site_db import RUBRIC, SqliteSite, drush_row, runner_row
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
-from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row
+from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row, why_unreadable
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 
 SCORES = {"q1": 5.0, "q2": 1.0, "q17": 2.0, "q4": None}
@@ -172,6 +172,20 @@ def test_a_site_that_cannot_be_read_says_why(
     with pytest.raises(SiteError) as refused:
         pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
     assert str(refused.value) == f"cannot read the site's runs from sqlite file {site.path}: {said}"
+
+
+def test_a_driver_error_that_quotes_the_password_is_said_without_it(tmp_path: Path) -> None:
+    """A driver's own text, where no known cause fits, is said with the password taken out in
+    every form it may take there."""
+    address = parse_url("mysql://reader:K%C3%A4x7-Secret@127.0.0.1:3306/shop", tmp_path)
+    quoted = RuntimeError(
+        f"login of {address.username}:{address.password} failed; sent {address.password.encode()!r}, "
+        "from mysql://reader:K%C3%A4x7-Secret@127.0.0.1"
+    )
+    assert why_unreadable(address, quoted) == (
+        "cannot read the site's runs from mysql database `shop` on 127.0.0.1:3306 as `reader`: login of "
+        "reader:*** failed; sent b'***', from mysql://reader:***@127.0.0.1"
+    )
 
 
 def test_the_site_is_read_only(tmp_path: Path, site: SqliteSite) -> None:

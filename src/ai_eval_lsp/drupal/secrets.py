@@ -5,6 +5,7 @@ is read (`site_address`); whatever raises or prints it later, it leaves as `***`
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -27,12 +28,13 @@ class _Held:
 
 def forms_of(secret: str) -> set[str]:
     """The ways a secret is written where it may leave: as it is, percent-encoded (upper and
-    lower case), and escaped as JSON, Python's repr and its UTF-8 bytes' repr do."""
+    lower case), and escaped as JSON, HTML, Python's repr and its UTF-8 bytes' repr do."""
     encoded = {quote(secret, safe=""), quote(secret), quote_plus(secret)}
     encoded |= {re.sub("%[0-9A-F]{2}", lambda escape: escape[0].lower(), text) for text in encoded}
     found = {secret, *encoded}
     for text in list(found):
         found |= {json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]}
+        found |= {html.escape(text), html.escape(text, quote=False)}
     found.add(repr(secret.encode("utf-8", "surrogatepass"))[2:-1])
     return {text for text in found if len(text) >= SHORTEST}
 
@@ -56,6 +58,10 @@ class Secrets:
             ordered = tuple(sorted(forms, key=len, reverse=True))
             self._held = _Held(ordered, re.compile("|".join(map(re.escape, ordered))))
 
+    def found_in(self, text: str) -> bool:
+        """Whether `text` holds a held secret."""
+        return any(form in text for form in self._held.forms)
+
     def redact(self, text: str) -> str:
         """`text` with every held secret replaced by `***`."""
         held = self._held
@@ -71,14 +77,18 @@ class Secrets:
             return text
 
         def value(literal: re.Match[str]) -> str:
-            if not any(form in literal[0] for form in held.forms):
+            if literal["key"] or not any(form in literal[0] for form in held.forms):
                 return literal[0]
-            return json.dumps(self.redact(json.loads(literal[0])))
+            try:
+                return json.dumps(self.redact(json.loads(literal[0])))
+            except ValueError:  # no JSON string after all: redacted as text
+                return self.redact(literal[0])
 
-        return _STRING_VALUE.sub(value, text)
+        return _STRING.sub(value, text)
 
 
-_STRING_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"(?!\s*:)')
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(?P<key>\s*:)?')
+"""Each string of a JSON text in turn, a key's with the colon after it."""
 
 HELD = Secrets()
 """The secrets of this process."""
@@ -86,6 +96,10 @@ HELD = Secrets()
 
 def hold(secret: str, *shown: str) -> None:
     HELD.hold(secret, *shown)
+
+
+def found_in(text: str) -> bool:
+    return HELD.found_in(text)
 
 
 def redact(text: str) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.compare import SITE_ID
+from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
 from ai_eval_lsp.runs.store import ROW_FIELDS, ResultStore
@@ -67,7 +68,7 @@ class SiteReader:
             raise
         except Exception as err:
             self.close()
-            raise SiteError(_said(self.address, err)) from None
+            raise SiteError(why_unreadable(self.address, err)) from None
 
     def close(self) -> None:
         connection, self._connection = self._connection, None
@@ -514,13 +515,11 @@ def _code(err: Exception) -> object:
     return None
 
 
-def _said(address: SiteAddress, err: Exception) -> str:
-    """Why the site cannot be read, in words: the driver's own message where no cause fits,
-    with the password taken out wherever it may appear."""
+def why_unreadable(address: SiteAddress, err: Exception) -> str:
+    """Why the site cannot be read, in words: the driver's own message where no cause fits, with
+    the password taken out in every form it may take there (a driver may quote its bytes)."""
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = str(err)
-        if address.password:
-            cause = cause.replace(address.password, "***")
+        cause = redact(str(err))
     return f"cannot read the site's runs from {address}: {cause}"
