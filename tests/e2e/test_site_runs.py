@@ -167,6 +167,26 @@ async def test_a_client_that_does_not_show_runs_gets_the_line_as_a_message(
     assert shown.type == types.MessageType.Warning  # it regressed
 
 
+async def test_a_row_s_target_can_neither_colour_nor_forge_a_line_of_the_notification_or_log(
+    plain: LanguageClient, project: Path, site: SqliteSite
+) -> None:
+    await open_document(plain, project / "refund.rubric.yaml")
+    await command(plain, "aiEval.siteRuns", {})
+    site.insert(
+        runner_row(
+            "\x1b[31m\n  injected: site run 999 of support_bot: pass rate 1.00", {"q17": 5.0}, run_id=3
+        )
+    )
+    await until(lambda: any("site run 3 of" in m.message for m in plain.messages), POLL + 10)
+    shown = [m.message for m in [*plain.messages, *plain.log_messages] if "site run 3 of" in m.message]
+    assert len(shown) == 2 and all(
+        "site run 3 of \\x1b[31m\\n  injected: site run 999 of support_bot: pass rate 1.00: pass rate 1.00"
+        in message
+        and message.isprintable()
+        for message in shown
+    )
+
+
 async def test_a_site_that_cannot_be_read_is_said_once_and_read_again_once_back(
     showing: LanguageClient, project: Path, site: SqliteSite
 ) -> None:

@@ -61,6 +61,23 @@ def test_rows_of_both_paths_are_read_as_the_seed_says_and_kept_once(tmp_path: Pa
         ("question_count", "2.5", "`question_count` is 2.5, not a whole number"),
         ("target_id", "", "`target_id` is '', not a target id"),
         ("error_count", 9, "`error_count` 9 is not between 0 and `question_count` 2"),
+        # out of their domain (SPEC 6)
+        ("avg_score", -3, "`avg_score` -3 is not between 0 and 5"),
+        ("avg_score", 5.5, "`avg_score` 5.5 is not between 0 and 5"),
+        ("pass_rate", 7, "`pass_rate` 7 is not between 0 and 1"),
+        ("pass_rate_ci_low", -0.1, "`pass_rate_ci_low` -0.1 is not between 0 and 1"),
+        ("pass_rate_ci_high", 1.5, "`pass_rate_ci_high` 1.5 is not between 0 and 1"),
+        ("question_count", -1, "`question_count` -1 is negative"),
+        ("error_count", -1, "`error_count` -1 is not between 0 and `question_count` 2"),
+        ("scores_json", '{"q1": 99, "q2": 0}', "question `q1` of `scores_json` scores 99, not 0..5"),
+        (
+            "scores_json",
+            '{"q1": 5, "q\\u001b[31m": -4}',
+            "question `q\\x1b[31m` of `scores_json` scores -4, not 0..5",
+        ),
+        ("scores_json", '{"q1": "6.5"}', "question `q1` of `scores_json` scores 6.5, not 0..5"),
+        ("scores_json", '{"q1": 5.000001}', "question `q1` of `scores_json` scores 5.000001, not 0..5"),
+        ("scores_json", '{"q1": 1e1}', "question `q1` of `scores_json` scores 10, not 0..5"),
     ],
 )
 def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_read(
@@ -73,6 +90,18 @@ def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_rea
     assert [row["id"] for row in pulled.rows] == [first, last]
     assert pulled.skipped == [f"site row {bad} of `ai_eval_result` is skipped: {why}"]
     assert pulled.last_id == last
+
+
+@pytest.mark.parametrize(
+    "scores", ['{"q1": 5.0, "q2": 0, "q3": null, "q4": "2.5", "a: 7": 1}', "[99, -4]", '{"q1": 99', '"99"']
+)
+def test_scores_within_0_to_5_or_of_another_shape_are_read(
+    tmp_path: Path, site: SqliteSite, scores: str
+) -> None:
+    (row_id,) = site.insert(drush_row("support_bot", {"q1": 5.0}))
+    site.execute("UPDATE ai_eval_result SET scores_json = ? WHERE id = ?", (scores, row_id))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
+    assert (pulled.skipped, [row["scores_json"] for row in pulled.rows]) == ([], [scores])
 
 
 def test_numbers_as_strings_and_decimals_are_read_and_other_scores_leave_aggregates_only() -> None:
@@ -283,6 +312,39 @@ def test_site_pull_says_what_came_per_target_and_nothing_twice(
         cli(project, capsys, "site", "pull", str(project))[1]
         == f"no new site runs in sqlite file {site.path}\n"
     )
+
+
+FORGING = "\x1b[31m\n  injected: site run 999 of support_bot: pass rate 1.00"
+"""A target id that would colour a terminal red and forge a line of `site pull`."""
+
+
+def test_a_row_s_text_can_neither_colour_the_terminal_nor_forge_a_line(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "q\u202e1\x9b2J"  # a right-to-left override, a C1 control sequence
+    site.insert(
+        runner_row(FORGING, {question: 5.0, "q2": 0.0}, run_id=1, source="drush\x1b]0;owned\x07"),
+        runner_row(FORGING, {question: 0.0, "q2": 0.0}, run_id=2),
+    )
+    said = [
+        cli(project, capsys, "site", "pull"),
+        cli(project, capsys, "history"),
+        cli(project, capsys, "history", FORGING),
+        cli(project, capsys, "history", "no_such_target"),
+        cli(project, capsys, "diff", "site:1", "site:2"),
+        cli(project, capsys, "diff", "site:1", "site:2", "--format", "markdown"),
+    ]
+    shown = "\\x1b[31m\\n  injected: site run 999 of support_bot: pass rate 1.00"
+    assert said[0][1].splitlines() == [
+        f"{shown}: 2 new site runs; latest: site run 2 of {shown}: pass rate 0.00 [0.00, 0.20], average "
+        "0.00/5, gate failed, 2 questions, 0 errors; average -2.50 against site run 1"
+    ]
+    assert said[2][1].splitlines()[0] == f"{shown}: 2 runs, newest first"
+    assert said[2][1].splitlines()[3].endswith("drush\\x1b]0;owned\\x07")
+    assert "q\\u202e1\\x9b2J" in said[4][1]
+    for _, out, err in said:
+        for line in (out + err).splitlines():
+            assert line.isprintable() and not line.lstrip().startswith("injected"), line
 
 
 def test_history_lists_local_and_site_runs_together_marked(

@@ -18,6 +18,7 @@ from ai_eval_lsp.cli.common import (
     root_option,
     with_examples,
 )
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import count
 
@@ -89,7 +90,7 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
         (run,) = announce(
             store, address.identity, [as_row(latest[target])], project.settings.site_regression_tolerance
         )
-        print(f"{target}: {count(runs, 'new site run')}; latest: {run.summary}")
+        print(f"{printable(target)}: {count(runs, 'new site run')}; latest: {run.summary}")
     if not pulled.stored:
         print(f"no new site runs in {address}")
     return EXIT_CLEAN

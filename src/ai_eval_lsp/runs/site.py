@@ -14,6 +14,7 @@ import contextlib
 import decimal
 import json
 import math
+import re
 import socket
 import sqlite3
 import threading
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ai_eval_lsp.core.compare import SITE_ID
+from ai_eval_lsp.core.compare import SITE_ID, score_of
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
@@ -123,7 +125,7 @@ def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pu
                         converted.append(site_row(values))
                     except BadRow as err:
                         pulled.skipped.append(
-                            f"site row {values[0]!s} of `{reader.address.table}` is skipped: {err}"
+                            f"site row {printable(str(values[0]))} of `{reader.address.table}` is skipped: {err}"
                         )
                 if converted:
                     write(converted)
@@ -227,25 +229,56 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
     if not isinstance(target, str | int) or isinstance(target, bool) or str(target) == "":
         raise BadRow(f"`target_id` is {target!r}, not a target id")
     questions, errors = _integer(questions, "question_count"), _integer(errors, "error_count")
+    if questions < 0:
+        raise BadRow(f"`question_count` {questions} is negative")
     if not 0 <= errors <= questions:
         raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
+    scores = _text(scores)
+    _scores_within(scores)
     return (
         _integer(row_id, "id"),
         str(target),
         None if run_id is None else _integer(run_id, "run_id"),
         _integer(timestamp, "timestamp"),
-        _number(average, "avg_score"),
-        _number(rate, "pass_rate"),
-        _number(low, "pass_rate_ci_low", True),
-        _number(high, "pass_rate_ci_high", True),
+        _within(_number(average, "avg_score"), "avg_score", 5),
+        _within(_number(rate, "pass_rate"), "pass_rate", 1),
+        _within(_number(low, "pass_rate_ci_low", True), "pass_rate_ci_low", 1),
+        _within(_number(high, "pass_rate_ci_high", True), "pass_rate_ci_high", 1),
         1 if _integer(gate, "passed_gate") else 0,
         questions,
         errors,
-        _text(scores),
+        scores,
         _text(source) or "",
         _number(duration, "duration"),
         _text(config),
     )
+
+
+def _within(number: float | None, name: str, most: float) -> float | None:
+    """A number of the row within its domain (SPEC 6): a score of 0..5, a rate of 0..1."""
+    if number is not None and not 0 <= number <= most:
+        raise BadRow(f"`{name}` {number:.15g} is not between 0 and {most:g}")
+    return number
+
+
+_OUT_OF_RANGE = re.compile(r":\s*(?:[-+\"NI]|[6-9]|[1-9][0-9]|5\.[0-9]*[1-9]|[0-9.]+[eE])")
+"""A value in a JSON object that may be a score outside 0..5 (negative, 6 and more, past 5.0, an
+exponent, a string, NaN or Infinity): what a row's scores are read for; most rows have none."""
+
+
+def _scores_within(scores: str | None) -> None:
+    """A question's score outside 0..5 makes the row unreadable (SPEC 6); `scores_json` of any
+    other shape than an object leaves the row its aggregates only, as before."""
+    if scores is None or _OUT_OF_RANGE.search(scores) is None:
+        return
+    try:
+        read = json.loads(scores)
+    except ValueError:
+        return
+    for question, value in read.items() if isinstance(read, dict) else ():
+        score = score_of(value)
+        if score is not None and not 0 <= score <= 5:
+            raise BadRow(f"question `{printable(question)}` of `scores_json` scores {score:.15g}, not 0..5")
 
 
 def _number(value: Any, name: str, optional: bool = False) -> Any:
