@@ -200,6 +200,22 @@ class ServerSite:
             )
         return ids
 
+    def insert_many(self, rows: Sequence[SiteRow]) -> None:
+        """Insert many rows at once, as a site with years of runs holds them."""
+        columns = list(COLUMNS[1:])
+        values = [[each[name] for name in columns] for each in (row.values() for row in rows)]
+        statement = insert_sql(self.server.driver, self.prefix, columns)
+        if self.server.driver == "mysql":
+            connection = self.server._connection()
+            connection.select_db(self.name)
+            with connection.cursor() as cursor:
+                cursor.executemany(statement, values)
+            connection.commit()
+        else:
+            cursor = self.server._connection(self.name).cursor()
+            cursor.executemany(statement, values)
+            cursor.close()
+
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         self.server.execute(self.name, sql, parameters)
 

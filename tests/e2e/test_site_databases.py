@@ -23,6 +23,9 @@ from site_db import RUBRIC, ServerSite, drush_row, runner_row
 from site_shapes import SHAPES, SITE_OF_SHAPE, Database
 
 from ai_eval_lsp.cli import main
+from ai_eval_lsp.drupal.site_address import parse_url
+from ai_eval_lsp.runs.site import SiteReader, pull
+from ai_eval_lsp.runs.store import ResultStore
 from e2e.conftest import SERVER
 from e2e.helpers import open_document, start
 
@@ -92,7 +95,7 @@ def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Pat
     site.server.create_user(writer, PASSWORD, site.name, read_only=False)
     address = parse_url(site.server.url(writer, PASSWORD, site.name, site.prefix), tmp_path)
     reader = SiteReader(address)
-    assert len(reader.rows_after(0)) == 2
+    assert len(reader.batch_after(0).rows) == 2
     connection = reader._connection
     statement = f"INSERT INTO {site.prefix}ai_eval_result (target_id, timestamp, avg_score, pass_rate, passed_gate, question_count, scores_json, source, duration, error_count) VALUES ('x', 1, 1, 1, 1, 1, '{{}}', 'x', 1, 0)"
     with pytest.raises(Exception, match=r"(?i)read.only"):
@@ -249,6 +252,46 @@ def test_a_site_that_answers_too_slowly_says_so(
         f"error: cannot read the site's runs from {where}: no answer within 1 s (is the server overloaded, "
         "or the table locked?)\n"
     )
+
+
+def test_a_site_of_any_size_is_read_whole(site: ServerSite, tmp_path: Path) -> None:
+    """3,000 runs of 400 questions: ~25 MB of `scores_json`, more than MariaDB sends at once by
+    default (`max_allowed_packet`, 16 MB), where one batch's JSON was cut (`Unterminated string`)."""
+    scores = {f"question_{number}": float(number % 6) for number in range(400)}
+    site.insert_many([runner_row("big_bot", scores, run_id=number) for number in range(3000)])
+    reader = SiteReader(parse_url(site.url, tmp_path))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader)
+    reader.close()
+    assert (pulled.skipped, len(pulled.stored)) == ([], 3002)
+    assert all(len(json.loads(values[11])) == 400 for values in pulled.stored[2:])
+
+
+def test_a_row_larger_than_the_server_sends_at_once_is_skipped_and_named(
+    mariadb: Any, tmp_path: Path
+) -> None:
+    site = ServerSite(mariadb, f"site_{next(names)}", PASSWORD)
+    controls = "\x01" * 100_000  # 100 KB of text, 600 KB once escaped as JSON (`\u0001`)
+    ids = site.insert(*(runner_row("support_bot", {"q1": 5.0}, run_id=number) for number in range(8)))
+    table = f"{site.prefix}ai_eval_result"
+    for row_id, config in zip(ids[1:7], ["x" * 2**21, *[controls] * 4, controls * 2], strict=True):
+        site.execute(f"UPDATE {table} SET config_json = %s WHERE id = %s", [config, row_id])
+    try:
+        mariadb.execute(site.name, "SET GLOBAL max_allowed_packet = 1048576")  # new sessions: 1 MB
+        reader = SiteReader(parse_url(site.url, tmp_path))
+        pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader)
+        reader.close()
+    finally:
+        mariadb.execute(site.name, "SET GLOBAL max_allowed_packet = 16777216")
+        mariadb.drop_database(site.name)
+    assert [values[0] for values in pulled.stored] == [ids[0], *ids[2:6], ids[7]]
+    assert [values[14] for values in pulled.stored[1:5]] == [controls] * 4
+    limit = (
+        "more than the server sends at once (its `max_allowed_packet`, 1.0 MB); raise that setting to read it"
+    )
+    assert pulled.skipped == [
+        f"site row {ids[1]} of `{table}` is skipped: its 2.0 MB of text are {limit}",
+        f"site row {ids[6]} of `{table}` is skipped: its 0.2 MB of text are {limit}",
+    ]
 
 
 # --- the editor ------------------------------------------------------------------------------------

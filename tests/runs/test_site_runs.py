@@ -104,6 +104,22 @@ def test_scores_within_0_to_5_or_of_another_shape_are_read(
     assert (pulled.skipped, [row["scores_json"] for row in pulled.rows]) == ([], [scores])
 
 
+def test_a_row_larger_than_a_row_is_read_is_skipped_and_named(
+    tmp_path: Path, site: SqliteSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ai_eval_lsp.runs.site.ROW_BYTES", 2**20)  # 64 MB, smaller for the test
+    monkeypatch.setattr("ai_eval_lsp.runs.site.BATCH_BYTES", 2**19)
+    ids = site.insert(*(drush_row("support_bot", {"q1": 5.0}) for _ in range(6)))
+    for row_id, size in zip(ids[1:4], [2**21, 2**18, 2**18], strict=True):
+        site.execute("UPDATE ai_eval_result SET config_json = ? WHERE id = ?", ("x" * size, row_id))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
+    assert [row["id"] for row in pulled.rows] == [ids[0], *ids[2:]]
+    assert pulled.skipped == [
+        f"site row {ids[1]} of `ai_eval_result` is skipped: its 2.0 MB of text are more than ai-eval-lsp "
+        "reads of one row (1.0 MB)"
+    ]
+
+
 def test_numbers_as_strings_and_decimals_are_read_and_other_scores_leave_aggregates_only() -> None:
     import decimal
 
