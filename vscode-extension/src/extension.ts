@@ -33,6 +33,7 @@ import {
 } from "./interpreter";
 import { provideBundledServer, readManifest } from "./provision";
 import { AI_EVAL_LANGUAGE, DOCUMENT_ROLE_NOTIFICATION, DOCUMENT_SELECTOR, DocumentRoleParams, languageForRole } from "./roles";
+import { passwordsOf, redactingChannel, redactor } from "./redact";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
 import { HistoryAnswer, showHistory } from "./historyPanel";
 import { CasesTests } from "./testing";
@@ -377,7 +378,10 @@ async function exportSchema(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  output = vscode.window.createOutputChannel("AI Eval", { log: true });
+  // Whatever reaches the channel (the trace of `verbose` included, which writes the settings sent
+  // to the server) leaves out the site's password.
+  const sitePasswords = (): string[] => passwordsOf(vscode.workspace.getConfiguration(SECTION).get("site.database"));
+  output = redactingChannel(vscode.window.createOutputChannel("AI Eval", { log: true }), redactor(sitePasswords));
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = "aiEval.client.showOutput";
   status.text = statusText("starting");
