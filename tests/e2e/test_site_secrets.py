@@ -204,10 +204,14 @@ def test_the_password_leaves_through_no_channel(
         server.drop_database(site.name)
 
 
-def test_the_traceback_of_an_unexpected_error_holds_no_password(tmp_path: Path) -> None:
-    """A bug anywhere, whose exception quotes the site's address: the command's traceback shows
-    it without the password."""
-    (tmp_path / "sitecustomize.py").write_text(
+BUG = "mysql://reader:Kx7%C3%A4-secret@127.0.0.1:1/shop"
+"""A site's address that a bug quotes whole, password included."""
+
+
+def with_a_bug(folder: Path) -> dict[str, str]:
+    """An environment in which reading a site raises an error quoting its address (a bug
+    anywhere), with `site.database` naming it for the CLI."""
+    (folder / "sitecustomize.py").write_text(
         textwrap.dedent("""\
             import os
             import ai_eval_lsp.runs.site
@@ -218,15 +222,15 @@ def test_the_traceback_of_an_unexpected_error_holds_no_password(tmp_path: Path) 
             ai_eval_lsp.runs.site.pull = pull
             """)
     )
-    (tmp_path / "ai-eval.toml").write_text("")
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
-        "AI_EVAL_SITE_DATABASE": "mysql://reader:Kx7%C3%A4-secret@127.0.0.1:1/shop",
-    }
+    (folder / "ai-eval.toml").write_text(f'site.database = "{BUG}"\n')
+    pythonpath = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": pythonpath, "AI_EVAL_SITE_DATABASE": BUG}
+
+
+def test_the_traceback_of_an_unexpected_error_in_a_command_holds_no_password(tmp_path: Path) -> None:
     ran = subprocess.run(
         [sys.executable, "-m", "ai_eval_lsp", "site", "pull", str(tmp_path)],
-        env=environment,
+        env=with_a_bug(tmp_path),
         capture_output=True,
         text=True,
         timeout=60,
@@ -235,3 +239,33 @@ def test_the_traceback_of_an_unexpected_error_holds_no_password(tmp_path: Path) 
     assert ran.returncode == 1
     assert "RuntimeError: a bug, quoting mysql://reader:***@127.0.0.1:1/shop" in ran.stderr
     assert "Kx7" not in ran.stderr + ran.stdout
+
+
+def test_an_unexpected_error_in_the_server_is_logged_and_answered_without_the_password(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "server.log"
+    with log.open("wb") as stderr:
+        client = StdioClient(
+            [sys.executable, "-m", "ai_eval_lsp", "serve"],
+            lambda method, params: (
+                [{} for _ in params["items"]] if method == "workspace/configuration" else None
+            ),
+            env=with_a_bug(tmp_path),
+            stderr=stderr,
+        )
+        try:
+            client.initialize(tmp_path, {})
+            client.wait(
+                lambda m: m.get("method") == "window/logMessage" and "a bug" in m["params"]["message"]
+            )
+            client.request("workspace/executeCommand", {"command": "aiEval.siteRuns", "arguments": [{}]})
+        finally:
+            client.close()
+    told = [body.decode() for body in client.received]
+    assert any(
+        '"message": "ai-eval-lsp: a bug, quoting mysql://reader:***@127.0.0.1:1/shop"' in m for m in told
+    )
+    assert any('"error"' in m and "reader:***@" in m for m in told)  # the request's answer
+    assert "RuntimeError: a bug, quoting mysql://reader:***@127.0.0.1:1/shop" in log.read_text()
+    assert not [text for text in [*told, log.read_text()] if "Kx7" in text]
