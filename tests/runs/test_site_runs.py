@@ -221,15 +221,15 @@ def test_a_site_that_cannot_be_read_says_why(
 
 def test_a_driver_error_that_quotes_the_password_is_said_without_it(tmp_path: Path) -> None:
     """A driver's own text, where no known cause fits, is said with the password taken out in
-    every form it may take there."""
+    every form it may take there, and its control characters escaped (a server's words)."""
     address = parse_url("mysql://reader:K%C3%A4x7-Secret@127.0.0.1:3306/shop", tmp_path)
     quoted = RuntimeError(
         f"login of {address.username}:{address.password} failed; sent {address.password.encode()!r}, "
-        "from mysql://reader:K%C3%A4x7-Secret@127.0.0.1"
+        "from mysql://reader:K%C3%A4x7-Secret@127.0.0.1\n\x1b[31m"
     )
     assert why_unreadable(address, quoted) == (
         "cannot read the site's runs from mysql database `shop` on 127.0.0.1:3306 as `reader`: login of "
-        "reader:*** failed; sent b'***', from mysql://reader:***@127.0.0.1"
+        "reader:*** failed; sent b'***', from mysql://reader:***@127.0.0.1\\n\\x1b[31m"
     )
 
 

@@ -713,5 +713,5 @@ def why_unreadable(address: SiteAddress, err: Exception) -> str:
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = redact(str(err))
+        cause = printable(redact(str(err)))  # a server's own words: untrusted too
     return f"cannot read the site's runs from {address}: {cause}"
