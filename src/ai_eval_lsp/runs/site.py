@@ -464,7 +464,7 @@ class _Queries:
         )
 
 
-def _documents(document: Any) -> list[list[Any]]:
+def _rows_of(document: Any) -> list[list[Any]]:
     """A JSON document of rows, each its values (by id: an aggregate's order is the database's);
     _Cut where the server cut it short (MariaDB ends it mid-value, or gives a row as null)."""
     if isinstance(document, bytes):
@@ -488,11 +488,11 @@ class _Reads:
         raise NotImplementedError
 
     def sizes_after(self, last_id: int) -> list[list[int]]:
-        document = _documents(self.value(self.queries.sizes, (last_id,)))
+        document = _rows_of(self.value(self.queries.sizes, (last_id,)))
         return [[int(row_id), int(weight)] for row_id, weight in document]
 
     def rows_through(self, last_id: int, end_id: int) -> list[list[Any]]:
-        return _documents(self.value(self.queries.rows, (last_id, end_id)))
+        return _rows_of(self.value(self.queries.rows, (last_id, end_id)))
 
 
 class _MySql(_Reads):
