@@ -354,9 +354,10 @@ def _within(number: float | None, name: str, most: float) -> float | None:
     return number
 
 
-_OUT_OF_RANGE = re.compile(r":\s*(?:[-+\"NI]|[6-9]|[1-9][0-9]|5\.[0-9]*[1-9]|[0-9.]+[eE])")
-"""A value in a JSON object that may be a score outside 0..5 (negative, 6 and more, past 5.0, an
-exponent, a string, NaN or Infinity): what a row's scores are read for; most rows have none."""
+_OUT_OF_RANGE = re.compile(r":\s*+(?:[^0-5\sn]|[1-5][0-9]|5\.0*+[1-9]|[0-9](?:\.[0-9]*+)?[eE])")
+"""A value in a JSON object that may be a score outside 0..5: one starting with anything but a
+digit up to 5 or `null` (a sign, 6 to 9, a string, NaN, Infinity), 10 and more, past 5.0, an
+exponent. Only a row with one is parsed; most rows have none."""
 
 
 def _scores_within(scores: str | None) -> None:
