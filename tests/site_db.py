@@ -211,9 +211,13 @@ class ServerSite:
             with connection.cursor() as cursor:
                 cursor.executemany(statement, values)
             connection.commit()
-        else:
+        else:  # pg8000's executemany is a statement a row: many rows a statement instead
             cursor = self.server._connection(self.name).cursor()
-            cursor.executemany(statement, values)
+            marks = f"({', '.join(['%s'] * len(columns))})"
+            for start in range(0, len(values), 500):
+                chunk = values[start : start + 500]
+                many = statement.rsplit(" VALUES ", 1)[0] + " VALUES " + ", ".join([marks] * len(chunk))
+                cursor.execute(many, [value for row in chunk for value in row])
             cursor.close()
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
