@@ -1,15 +1,18 @@
 """The site's own runs (SPEC 3) from a site with years of them: a real MariaDB and PostgreSQL
-server (tests/databases.py) holding 100,000 `ai_eval_result` rows of 20 questions each.
+server (tests/databases.py) holding 100,000 `ai_eval_result` rows of 20 questions each, and a
+site of big runs: 3,000 rows of 400 questions (~25 MB of `scores_json`, more than MariaDB sends at
+once by default).
 
 - first read: the site's every row read, converted and stored in an empty results database
-  (goal <= 2 s), in process, as `site pull` and the server's first read do;
+  (goal <= 2 s; the big runs: <= 10 s), in process, as `site pull` and the server's first read do;
 - a poll with nothing new: the read every `site.pollSeconds` brings once nothing came (goal <= 5 ms
   of server time), in process, wall and CPU time each;
 - memory over 1,000 polls: the real server (`ai-eval-lsp serve` over stdio) polling the site
   every 10 ms with a rubric of the project open, its resident memory after its first read and
   after 1,000 polls (counted by the database server itself), and its CPU time per poll.
 
-Run: .venv/bin/python bench/bench_site.py [--rows 100000] [--polls 1000] [--driver mysql pgsql]
+Run: .venv/bin/python bench/bench_site.py [--rows 100000] [--polls 1000] [--big-rows 3000]
+[--driver mysql pgsql]
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ sys.path[:0] = [str(HERE.parent / "tests")]
 
 from databases import DatabaseServer, MariaDB, PostgreSQL  # noqa: E402
 from lsp_stdio import StdioClient  # noqa: E402
-from site_db import COLUMNS, RUBRIC, ServerSite, SiteRow, insert_sql  # noqa: E402
+from site_db import RUBRIC, ServerSite, SiteRow  # noqa: E402
 
 from ai_eval_lsp.drupal.site_address import parse_url  # noqa: E402
 from ai_eval_lsp.runs.site import SiteReader, pull  # noqa: E402
@@ -38,45 +41,31 @@ from ai_eval_lsp.runs.store import ResultStore  # noqa: E402
 
 PASSWORD = "bench-password"
 QUESTIONS = 20
+BIG_QUESTIONS = 400
 
 
-def fill(site: ServerSite, rows: int) -> None:
+def fill(site: ServerSite, rows: int, questions: int = QUESTIONS) -> None:
     """`rows` runs of three targets, both of seed 003's paths, inserted in batches."""
-    columns = list(COLUMNS[1:])
-    batch: list[list[Any]] = []
-    statement = insert_sql(site.server.driver, site.prefix, columns)
+    batch: list[SiteRow] = []
     for number in range(rows):
-        scores = {f"q{q}": float((number * 7 + q) % 6) for q in range(QUESTIONS)}
-        row = SiteRow(
-            f"target_{number % 3}",
-            scores,
-            timestamp=1_700_000_000 + 60 * number,
-            run_id=number if number % 2 else None,
-            duration=float(number % 97) + 0.25,
-        ).values()
-        batch.append([row[name] for name in columns])
+        scores = {f"q{q}": float((number * 7 + q) % 6) for q in range(questions)}
+        batch.append(
+            SiteRow(
+                f"target_{number % 3}",
+                scores,
+                timestamp=1_700_000_000 + 60 * number,
+                run_id=number if number % 2 else None,
+                duration=float(number % 97) + 0.25,
+            )
+        )
         if len(batch) == 2000:
-            _insert_many(site, statement, batch)
+            site.insert_many(batch)
             batch = []
     if batch:
-        _insert_many(site, statement, batch)
+        site.insert_many(batch)
     # statistics, as a live site's table has them (autovacuum, InnoDB's own sampling)
     table = f"{site.prefix}ai_eval_result"
     site.execute(f"ANALYZE TABLE {table}" if site.server.driver == "mysql" else f"ANALYZE {table}")
-
-
-def _insert_many(site: ServerSite, statement: str, batch: list[list[Any]]) -> None:
-    server = site.server
-    if server.driver == "mysql":
-        connection = server._connection()
-        connection.select_db(site.name)
-        with connection.cursor() as cursor:
-            cursor.executemany(statement, batch)
-        connection.commit()
-    else:
-        cursor = server._connection(site.name).cursor()
-        cursor.executemany(statement, batch)
-        cursor.close()
 
 
 def timed(work: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -108,17 +97,25 @@ def selects(server: DatabaseServer, site: ServerSite) -> int:
     return int(found[0][0])
 
 
-def in_process(site: ServerSite, polls: int, folder: Path) -> dict[str, Any]:
+def first_reads(site: ServerSite, folder: Path) -> list[tuple[float, float, int]]:
+    """Three first reads into an empty results database each: wall and CPU seconds, rows stored."""
     address = parse_url(site.url, folder)
     firsts = []
     for attempt in range(3):
-        store = ResultStore(folder / f"first-{attempt}.sqlite")
+        store = ResultStore(folder / f"{site.name}-first-{attempt}.sqlite")
         reader = SiteReader(address)
         wall, cpu, pulled = timed(lambda store=store, reader=reader: pull(store, reader))
         reader.close()
-        firsts.append((wall, cpu, len(pulled.rows)))
+        assert not pulled.skipped, pulled.skipped
+        firsts.append((wall, cpu, len(pulled.stored)))
+    return firsts
+
+
+def in_process(site: ServerSite, polls: int, folder: Path) -> dict[str, Any]:
+    address = parse_url(site.url, folder)
+    firsts = first_reads(site, folder)
     reader = SiteReader(address)
-    store = ResultStore(folder / "first-0.sqlite")
+    store = ResultStore(folder / f"{site.name}-first-0.sqlite")
     cursor = pull(store, reader).last_id  # connected, and nothing new after this
     walls, cpus = [], []
     before = rss_mb()
@@ -165,12 +162,16 @@ def through_the_server(server: DatabaseServer, site: ServerSite, polls: int, fol
         client.close()
 
 
+def print_firsts(firsts: list[tuple[float, float, int]], goal: float) -> None:
+    for wall, cpu, read in firsts:
+        print(
+            f"  first read, in process: {wall:.2f} s wall, {cpu:.2f} s CPU, {read:,} rows stored (goal <= {goal:g} s)"
+        )
+
+
 def report(driver: str, rows: int, measured: dict[str, Any], served: dict[str, Any]) -> None:
     print(f"\n{driver}: {rows:,} rows of {QUESTIONS} questions")
-    for wall, cpu, read in measured["first"]:
-        print(
-            f"  first read, in process: {wall:.2f} s wall, {cpu:.2f} s CPU, {read:,} rows stored (goal <= 2 s)"
-        )
+    print_firsts(measured["first"], 2)
     walls, cpus = sorted(measured["walls"]), sorted(measured["cpus"])
     p95 = int(len(walls) * 0.95)
     print(
@@ -189,6 +190,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--polls", type=int, default=1000)
+    parser.add_argument("--big-rows", type=int, default=3000, help="rows of the site of big runs")
     parser.add_argument("--driver", nargs="+", choices=("mysql", "pgsql"), default=["mysql", "pgsql"])
     args = parser.parse_args()
     print(f"load {os.getloadavg()[0]:.2f}")
@@ -207,6 +209,14 @@ def main() -> None:
                 measured = in_process(site, args.polls, folder)
                 served = through_the_server(server, site, args.polls, folder)
                 report(driver, args.rows, measured, served)
+                big = ServerSite(server, "bench_big", PASSWORD)
+                began = time.perf_counter()
+                fill(big, args.big_rows, BIG_QUESTIONS)
+                print(
+                    f"\n{driver}: {args.big_rows:,} rows of {BIG_QUESTIONS} questions inserted in "
+                    f"{time.perf_counter() - began:.1f} s"
+                )
+                print_firsts(first_reads(big, folder), 10)
             finally:
                 server.close()
     print(json.dumps({"load": os.getloadavg()[0]}))

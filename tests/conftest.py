@@ -36,6 +36,15 @@ def examples(wanted: int) -> int:
     return min(wanted, settings.default.max_examples) if os.environ.get("AI_EVAL_MUTATION") else wanted
 
 
+@pytest.fixture(autouse=True)
+def own_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test holds only the secrets it made: a password another test read in this process
+    is no secret of its outputs (a real process holds its own sites' passwords only)."""
+    from ai_eval_lsp.drupal import secrets
+
+    monkeypatch.setattr(secrets, "HELD", secrets.Secrets())
+
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 TEST_PLUGINS = Path(sys.prefix) / "test-plugins"

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 class StdioClient:
@@ -23,14 +23,17 @@ class StdioClient:
         on_request: Callable[[str, Any], Any],
         env: dict[str, str] | None = None,
         timing: bool = False,
+        stderr: IO[bytes] | int = subprocess.DEVNULL,
     ) -> None:
         """`timing`: a benchmark's client, whose own collector must not pause a timed exchange
         (its full collections over the documents and every message received took up to 100 ms):
         what it holds is set aside (`gc.freeze`, which costs nothing) before each message goes
-        out."""
+        out. `stderr`: where the server's log goes."""
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env
         )
+        self.received: list[bytes] = []
+        """Every message's body as it came, byte for byte."""
         self.on_request = on_request
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.notifications: list[dict[str, Any]] = []
@@ -52,7 +55,9 @@ class StdioClient:
                 name, _, value = line.decode().partition(":")
                 if name.lower() == "content-length":
                     length = int(value)
-            message = json.loads(self.process.stdout.read(length))
+            body = self.process.stdout.read(length)
+            self.received.append(body)
+            message = json.loads(body)
             if "method" in message and "id" in message:  # a request from the server: answer it here
                 self._send(
                     {
@@ -77,14 +82,14 @@ class StdioClient:
     def notify(self, method: str, params: Any) -> None:
         self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def initialize(self, folder: Path, capabilities: dict[str, Any]) -> None:
-        """The handshake, for a workspace of one folder."""
+    def initialize(self, folder: Path, capabilities: dict[str, Any], more: Sequence[Path] = ()) -> None:
+        """The handshake, for a workspace of `folder` (and `more` folders)."""
         self.request(
             "initialize",
             {
                 "processId": os.getpid(),
                 "rootUri": folder.as_uri(),
-                "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
+                "workspaceFolders": [{"uri": each.as_uri(), "name": each.name} for each in [folder, *more]],
                 "capabilities": capabilities,
             },
         )

@@ -5,9 +5,10 @@ path (admin UI, batches) with `run_id` and whole-second `duration`, and the Drus
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,8 +202,51 @@ class ServerSite:
             )
         return ids
 
+    def insert_many(self, rows: Sequence[SiteRow]) -> None:
+        """Insert many rows at once, as a site with years of runs holds them."""
+        columns = list(COLUMNS[1:])
+        values = [[each[name] for name in columns] for each in (row.values() for row in rows)]
+        statement = insert_sql(self.server.driver, self.prefix, columns)
+        if self.server.driver == "mysql":
+            connection = self.server._connection()
+            connection.select_db(self.name)
+            with connection.cursor() as cursor:
+                cursor.executemany(statement, values)
+            connection.commit()
+        else:  # pg8000's executemany is a statement a row: many rows a statement instead
+            cursor = self.server._connection(self.name).cursor()
+            marks = f"({', '.join(['%s'] * len(columns))})"
+            for start in range(0, len(values), 500):
+                chunk = values[start : start + 500]
+                many = statement.rsplit(" VALUES ", 1)[0] + " VALUES " + ", ".join([marks] * len(chunk))
+                cursor.execute(many, [value for row in chunk for value in row])
+            cursor.close()
+
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         self.server.execute(self.name, sql, parameters)
+
+    def add_table(self, prefix: str) -> None:
+        """Another `ai_eval_result` table in the site's database, with another prefix."""
+        create_table(lambda sql: self.server.execute(self.name, sql), self.server.driver, prefix)
+
+    @contextlib.contextmanager
+    def locked(self, prefix: str | None = None) -> Iterator[None]:
+        """The table (of `prefix`, default the site's) locked by another session, as a long
+        migration or a backup locks it: a read waits until the lock goes."""
+        server = self.server
+        table = f"{self.prefix if prefix is None else prefix}ai_eval_result"
+        admin = "root" if server.driver == "mysql" else "postgres"
+        holder = server.connect(admin, server.admin_password, self.name)
+        cursor = holder.cursor()
+        if server.driver == "mysql":
+            cursor.execute(f"LOCK TABLES {table} WRITE")
+        else:
+            holder.autocommit = False
+            cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+        try:
+            yield
+        finally:
+            holder.close()
 
 
 if __name__ == "__main__":

@@ -4,8 +4,12 @@ what it includes, read statically (SPEC 3, "The site's own runs")."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from site_shapes import SHAPES, SITE_OF_SHAPE, Database, codebase, php, write
 
 from ai_eval_lsp.drupal.codebase import scan, site_settings
@@ -209,6 +213,36 @@ def test_a_database_url_is_read_as_drupal_writes_them(url: str, expected: tuple[
             "sqlite://localhost/",
             "the setting `site.database` names no SQLite file: write sqlite://localhost/PATH",
         ),
+        (
+            "mysql://u:secret@[::1/d",  # urlsplit: `ValueError: Invalid IPv6 URL`
+            "the setting `site.database`: the host's IPv6 address has no closing `]` (write it as [::1])",
+        ),
+        (
+            "mysql://u:secret@::1/d",
+            "the setting `site.database`: an IPv6 address is written in brackets, such as [::1]",
+        ),
+        (
+            "mysql://u:secret@my host/d",
+            "the setting `site.database`: the host holds a space, a control character or one of []@",
+        ),
+        (
+            "postgresql://u:secret@h/db",
+            "the setting `site.database` names `postgresql`; it must start with mysql://, pgsql:// or "
+            "sqlite:// (the drivers Drupal core supports); write pgsql:// as Drupal does",
+        ),
+        (
+            "u:secret@h/db",
+            "the setting `site.database` names no driver; it must start with mysql://, pgsql:// or sqlite:// "
+            "(the drivers Drupal core supports)",
+        ),
+        (
+            "mysql://u:secret%ff@h/db",
+            "the setting `site.database`: the password is percent-encoded, but not as UTF-8 text",
+        ),
+        (
+            "mysql://u:secret@h:\uff13\uff13\uff10\uff16/db",  # fullwidth 3306: `int()` would read it
+            "the setting `site.database`: the port is not a number from 1 to 65535",
+        ),
     ],
 )
 def test_a_wrong_url_says_what_is_wrong_and_never_the_password(url: str, message: str) -> None:
@@ -216,6 +250,56 @@ def test_a_wrong_url_says_what_is_wrong_and_never_the_password(url: str, message
         parse_url(url, Path("/srv"))
     assert str(refused.value) == message
     assert "secret" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "password",
+    [
+        "Kx7\uff03Secret",  # a fullwidth #: urlsplit raised `ValueError: netloc 'drupal:Kx7...`
+        "p@ss/w#rd?:[x]",
+        "pässwort€😀",
+    ],
+)
+def test_a_password_may_hold_the_url_s_delimiters_and_any_unicode_as_written(password: str) -> None:
+    address = parse_url(f"mysql://drupal:{password}@127.0.0.1:3306/drupal#pre_", Path("/srv"))
+    assert (
+        address.username,
+        address.password,
+        address.host,
+        address.port,
+        address.database,
+        address.prefix,
+    ) == (
+        "drupal",
+        password,
+        "127.0.0.1",
+        3306,
+        "drupal",
+        "pre_",
+    )
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    scheme=st.sampled_from(["mysql://", "pgsql://", "sqlite://", "postgres://", "", "mysql:/"]),
+    user=st.text(max_size=8),
+    password=st.text(min_size=8, max_size=24),
+    place=st.text(st.sampled_from(list("[]:@/#?% h1.")), max_size=12),
+    encode=st.booleans(),
+)
+def test_any_url_gives_an_address_or_one_message_that_never_holds_it(
+    scheme: str, user: str, password: str, place: str, encode: bool
+) -> None:
+    written = quote(password, safe="") if encode else password
+    url = f"{scheme}{quote(user, safe='')}:{written}@{place}"
+    try:
+        address = parse_url(url, Path("/srv"))
+    except AddressError as refused:
+        message = str(refused)
+        assert message.startswith("the setting `site.database`") and "\n" not in message
+        assert password not in message and written not in message
+    else:
+        assert password not in str(address) and password not in repr(address)
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,16 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from databases import mysql_identifier, postgres_identifier, postgres_literal
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from site_db import RUBRIC, ServerSite, SiteRow, drush_row, runner_row
 from site_shapes import SHAPES, SITE_OF_SHAPE, Database
 
 from ai_eval_lsp.cli import main
+from ai_eval_lsp.drupal.site_address import parse_url
+from ai_eval_lsp.runs.site import SiteReader, pull
+from ai_eval_lsp.runs.store import ResultStore
 from e2e.conftest import SERVER
 from e2e.helpers import open_document, start
 
@@ -190,7 +194,7 @@ def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Pat
     site.server.create_user(writer, PASSWORD, site.name, read_only=False)
     address = parse_url(site.server.url(writer, PASSWORD, site.name, site.prefix), tmp_path)
     reader = SiteReader(address)
-    assert len(reader.rows_after(0)) == 2
+    assert len(reader.batch_after(0).rows) == 2
     connection = reader._connection
     statement = f"INSERT INTO {site.prefix}ai_eval_result (target_id, timestamp, avg_score, pass_rate, passed_gate, question_count, scores_json, source, duration, error_count) VALUES ('x', 1, 1, 1, 1, 1, '{{}}', 'x', 1, 0)"
     with pytest.raises(Exception, match=r"(?i)read.only"):
@@ -247,6 +251,146 @@ def test_each_trouble_gives_its_note_and_never_the_password(
     cli(capsys, "--root", str(tmp_path), "report", "-o", str(tmp_path / "report.html"))
     for output in [*said, stored.decode("latin-1"), (tmp_path / "report.html").read_text()]:
         assert PASSWORD not in output
+
+
+UNICODE_PASSWORDS = [
+    "pässwort",
+    "€uro-Kx7",
+    "Kx7\uff03Secret",
+    "emoji-\U0001f600-pw",
+    "\uff41\uff42\uff43\uff44",
+]
+"""Latin-1, beyond Latin-1, a fullwidth `#` (the issue's), an emoji (unassigned in SASLprep's
+Unicode 3.2: PostgreSQL then uses the text as it is), fullwidth letters (SASLprep maps them)."""
+
+
+def test_a_password_of_any_unicode_logs_in_written_as_it_is_or_percent_encoded(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = site.server
+    for number, password in enumerate(UNICODE_PASSWORDS):
+        user = f"unicode_{number}_{site.name}"
+        server.create_user(user, password, site.name)
+        encoded = server.url(user, password, site.name, site.prefix)
+        written = f"{server.driver}://{user}:{password}@{server.host}:{server.port}/{site.name}#{site.prefix}"
+        for url in (encoded, written):
+            monkeypatch.setenv("AI_EVAL_SITE_DATABASE", url)
+            code, out, err = cli(capsys, "site", "pull", str(tmp_path / user))
+            assert (code, err) == (0, ""), password
+            assert out.startswith("site run 1 of support_bot: ") or out.startswith("no new site runs"), out
+            assert password not in out
+
+
+def causes(server: Any, site: ServerSite) -> dict[str, tuple[str, str]]:
+    """Each trouble a site can give, as a URL, and what `site pull` says of it."""
+    port, user, name = server.port, site.user, site.name
+    where = f"{server.driver} database `{name}` on 127.0.0.1:{port} as `{user}`"
+    stranger = f"stranger_{name}"  # logs in, and may read another table of the site's only
+    if server.driver == "mysql":
+        site.execute("CREATE TABLE other (id INT)")
+        site.execute("CREATE USER %s@'%%' IDENTIFIED BY %s", [stranger, PASSWORD])
+        site.execute(f"GRANT SELECT ON {mysql_identifier(name)}.other TO %s@'%%'", [stranger])
+    else:
+        site.execute(
+            f"CREATE ROLE {postgres_identifier(stranger)} LOGIN PASSWORD {postgres_literal(PASSWORD)}"
+        )
+    unknown_database = (
+        f"there is no database `nope_{name}`, or the user `{user}` may not use it (MySQL and MariaDB do "
+        "not tell which): check the name, or grant the user SELECT on its table"
+        if server.driver == "mysql"
+        else f"there is no database `nope_{name}`"
+    )
+    return {
+        "unknown host": (
+            site.url.replace("@127.0.0.1:", "@nohost.invalid:"),
+            f"{where.replace('127.0.0.1', 'nohost.invalid')}: the host `nohost.invalid` is not known",
+        ),
+        "unknown database": (
+            server.url(user, PASSWORD, f"nope_{name}", site.prefix),
+            f"{where.replace(name, f'nope_{name}', 1)}: {unknown_database}",
+        ),
+        "refused password": (
+            server.url(user, "not-" + PASSWORD, name, site.prefix),
+            f"{where}: the user `{user}` or its password is refused",
+        ),
+        "missing table": (
+            server.url(user, PASSWORD, name, "nope_"),
+            f"{where}: there is no table `nope_ai_eval_result`: is ai_eval installed on the site (and the "
+            "table prefix right)?",
+        ),
+        "missing grant": (
+            server.url(stranger, PASSWORD, name, site.prefix),
+            f"{where.replace(user, stranger)}: the user `{stranger}` may not read `drupal_ai_eval_result`; "
+            "grant it SELECT on that table",
+        ),
+    }
+
+
+def test_each_cause_of_trouble_says_its_own(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for cause, (url, said) in causes(site.server, site).items():
+        monkeypatch.setenv("AI_EVAL_SITE_DATABASE", url)
+        code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+        assert (code, out, err) == (2, "", f"error: cannot read the site's runs from {said}\n"), cause
+
+
+def test_a_site_that_answers_too_slowly_says_so(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("ai_eval_lsp.runs.site.TIMEOUT", 1.0)  # the 5 s limit, shorter for the test
+    monkeypatch.setenv("AI_EVAL_SITE_DATABASE", site.url)
+    server = site.server
+    where = f"{server.driver} database `{site.name}` on 127.0.0.1:{server.port} as `{site.user}`"
+    with site.locked():
+        began = time.monotonic()
+        code, out, err = cli(capsys, "site", "pull", str(tmp_path))
+    assert time.monotonic() - began < 30
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: cannot read the site's runs from {where}: no answer within 1 s (is the server overloaded, "
+        "or the table locked?)\n"
+    )
+
+
+def test_a_site_of_any_size_is_read_whole(site: ServerSite, tmp_path: Path) -> None:
+    """3,000 runs of 400 questions: ~25 MB of `scores_json`, more than MariaDB sends at once by
+    default (`max_allowed_packet`, 16 MB), where one batch's JSON was cut (`Unterminated string`)."""
+    scores = {f"question_{number}": float(number % 6) for number in range(400)}
+    site.insert_many([runner_row("big_bot", scores, run_id=number) for number in range(3000)])
+    reader = SiteReader(parse_url(site.url, tmp_path))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader)
+    reader.close()
+    assert (pulled.skipped, len(pulled.stored)) == ([], 3002)
+    assert all(len(json.loads(values[11])) == 400 for values in pulled.stored[2:])
+
+
+def test_a_row_larger_than_the_server_sends_at_once_is_skipped_and_named(
+    mariadb: Any, tmp_path: Path
+) -> None:
+    site = ServerSite(mariadb, f"site_{next(names)}", PASSWORD)
+    controls = "\x01" * 100_000  # 100 KB of text, 600 KB once escaped as JSON (`\u0001`)
+    ids = site.insert(*(runner_row("support_bot", {"q1": 5.0}, run_id=number) for number in range(8)))
+    table = f"{site.prefix}ai_eval_result"
+    for row_id, config in zip(ids[1:7], ["x" * 2**21, *[controls] * 4, controls * 2], strict=True):
+        site.execute(f"UPDATE {table} SET config_json = %s WHERE id = %s", [config, row_id])
+    try:
+        mariadb.execute(site.name, "SET GLOBAL max_allowed_packet = 1048576")  # new sessions: 1 MB
+        reader = SiteReader(parse_url(site.url, tmp_path))
+        pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader)
+        reader.close()
+    finally:
+        mariadb.execute(site.name, "SET GLOBAL max_allowed_packet = 16777216")
+        mariadb.drop_database(site.name)
+    assert [values[0] for values in pulled.stored] == [ids[0], *ids[2:6], ids[7]]
+    assert [values[14] for values in pulled.stored[1:5]] == [controls] * 4
+    limit = (
+        "more than the server sends at once (its `max_allowed_packet`, 1.0 MB); raise that setting to read it"
+    )
+    assert pulled.skipped == [
+        f"site row {ids[1]} of `{table}` is skipped: its 2.0 MB of text are {limit}",
+        f"site row {ids[6]} of `{table}` is skipped: its 0.2 MB of text are {limit}",
+    ]
 
 
 # --- the editor ------------------------------------------------------------------------------------

@@ -241,6 +241,26 @@ async def test_a_client_that_does_not_show_runs_gets_a_regression_as_a_message_a
     ] == [f"{project}: 2 site runs read from sqlite file {site.path}"]
 
 
+async def test_a_row_s_target_can_neither_colour_nor_forge_a_line_of_the_notification_or_log(
+    plain: LanguageClient, project: Path, site: SqliteSite
+) -> None:
+    await open_document(plain, project / "refund.rubric.yaml")
+    await command(plain, "aiEval.siteRuns", {})
+    site.insert(
+        runner_row(
+            "\x1b[31m\n  injected: site run 999 of support_bot: pass rate 1.00", {"q17": 5.0}, run_id=3
+        )
+    )
+    await until(lambda: any("site run 3 of" in m.message for m in plain.log_messages), POLL + 10)
+    shown = [m.message for m in [*plain.messages, *plain.log_messages] if "site run 3 of" in m.message]
+    assert len(shown) == 1 and all(
+        "site run 3 of \\x1b[31m\\n  injected: site run 999 of support_bot: pass rate 1.00: pass rate 1.00"
+        in message
+        and message.isprintable()
+        for message in shown
+    )
+
+
 async def test_a_site_that_cannot_be_read_is_said_once_and_read_again_once_back(
     showing: LanguageClient, project: Path, site: SqliteSite
 ) -> None:
@@ -354,6 +374,34 @@ async def test_the_editor_s_own_setting_wins_over_the_user_s_config_file(
 ) -> None:
     answer = await command(configured_twice, "aiEval.siteRuns", {})
     assert "note" not in answer and [row["siteId"] for row in answer["rows"]] == [2, 1]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def malformed(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A project whose `site.database` no URL parser reads (urlsplit: `Invalid IPv6 URL`)."""
+    root = site_project(tmp_path / "project", "mysql://reader:Kx7-Secret@[::1/shop")
+    client = await start(lsp_client, "visual_studio_code", [root])
+    client.project = root  # type: ignore[attr-defined]
+    yield client
+    await lsp_client.shutdown_session()
+
+
+async def test_a_malformed_site_database_is_one_note_and_the_project_works(malformed: LanguageClient) -> None:
+    root: Path = malformed.project  # type: ignore[attr-defined]
+    uri = await open_document(
+        malformed, root / "refund.rubric.yaml", RUBRIC.replace("sorry", "sory"), version=1
+    )
+    malformed.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(RUBRIC.replace("must_contain_any", "regexp"))],
+        )
+    )
+    assert [d.code for d in await diagnostics(malformed, uri, version=2)] == ["unknown-kind"]
+    why = "the setting `site.database`: the host's IPv6 address has no closing `]` (write it as [::1])"
+    assert await command(malformed, "aiEval.siteRuns", {}) == {"rows": [], "note": why}
+    assert f"{root}: {why}" in [m.message for m in malformed.log_messages]
+    assert not [m for m in [*malformed.log_messages, *malformed.messages] if "Kx7" in m.message]
 
 
 class Trickle:

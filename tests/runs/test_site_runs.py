@@ -18,7 +18,7 @@ from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
 from ai_eval_lsp.drupal.site_address import parse_url
 from ai_eval_lsp.runs.report import history_answer, opening_comparison
-from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row
+from ai_eval_lsp.runs.site import SiteError, SiteReader, announce, as_row, pull, site_row, why_unreadable
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 
 SCORES = {"q1": 5.0, "q2": 1.0, "q17": 2.0, "q4": None}
@@ -62,6 +62,23 @@ def test_rows_of_both_paths_are_read_as_the_seed_says_and_kept_once(tmp_path: Pa
         ("question_count", "2.5", "`question_count` is 2.5, not a whole number"),
         ("target_id", "", "`target_id` is '', not a target id"),
         ("error_count", 9, "`error_count` 9 is not between 0 and `question_count` 2"),
+        # out of their domain (SPEC 6)
+        ("avg_score", -3, "`avg_score` -3 is not between 0 and 5"),
+        ("avg_score", 5.5, "`avg_score` 5.5 is not between 0 and 5"),
+        ("pass_rate", 7, "`pass_rate` 7 is not between 0 and 1"),
+        ("pass_rate_ci_low", -0.1, "`pass_rate_ci_low` -0.1 is not between 0 and 1"),
+        ("pass_rate_ci_high", 1.5, "`pass_rate_ci_high` 1.5 is not between 0 and 1"),
+        ("question_count", -1, "`question_count` -1 is negative"),
+        ("error_count", -1, "`error_count` -1 is not between 0 and `question_count` 2"),
+        ("scores_json", '{"q1": 99, "q2": 0}', "question `q1` of `scores_json` scores 99, not 0..5"),
+        (
+            "scores_json",
+            '{"q1": 5, "q\\u001b[31m": -4}',
+            "question `q\\x1b[31m` of `scores_json` scores -4, not 0..5",
+        ),
+        ("scores_json", '{"q1": "6.5"}', "question `q1` of `scores_json` scores 6.5, not 0..5"),
+        ("scores_json", '{"q1": 5.000001}', "question `q1` of `scores_json` scores 5.000001, not 0..5"),
+        ("scores_json", '{"q1": 1e1}', "question `q1` of `scores_json` scores 10, not 0..5"),
     ],
 )
 def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_read(
@@ -74,6 +91,34 @@ def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_rea
     assert [row["id"] for row in pulled.rows] == [first, last]
     assert pulled.skipped == [f"site row {bad} of `ai_eval_result` is skipped: {why}"]
     assert pulled.last_id == last
+
+
+@pytest.mark.parametrize(
+    "scores", ['{"q1": 5.0, "q2": 0, "q3": null, "q4": "2.5", "a: 7": 1}', "[99, -4]", '{"q1": 99', '"99"']
+)
+def test_scores_within_0_to_5_or_of_another_shape_are_read(
+    tmp_path: Path, site: SqliteSite, scores: str
+) -> None:
+    (row_id,) = site.insert(drush_row("support_bot", {"q1": 5.0}))
+    site.execute("UPDATE ai_eval_result SET scores_json = ? WHERE id = ?", (scores, row_id))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
+    assert (pulled.skipped, [row["scores_json"] for row in pulled.rows]) == ([], [scores])
+
+
+def test_a_row_larger_than_a_row_is_read_is_skipped_and_named(
+    tmp_path: Path, site: SqliteSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ai_eval_lsp.runs.site.ROW_BYTES", 2**20)  # 64 MB, smaller for the test
+    monkeypatch.setattr("ai_eval_lsp.runs.site.BATCH_BYTES", 2**19)
+    ids = site.insert(*(drush_row("support_bot", {"q1": 5.0}) for _ in range(6)))
+    for row_id, size in zip(ids[1:4], [2**21, 2**18, 2**18], strict=True):
+        site.execute("UPDATE ai_eval_result SET config_json = ? WHERE id = ?", ("x" * size, row_id))
+    pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
+    assert [row["id"] for row in pulled.rows] == [ids[0], *ids[2:]]
+    assert pulled.skipped == [
+        f"site row {ids[1]} of `ai_eval_result` is skipped: its 2.0 MB of text are more than ai-eval-lsp "
+        "reads of one row (1.0 MB)"
+    ]
 
 
 def test_numbers_as_strings_and_decimals_are_read_and_other_scores_leave_aggregates_only() -> None:
@@ -200,6 +245,20 @@ def test_a_site_that_cannot_be_read_says_why(
     with pytest.raises(SiteError) as refused:
         pull(ResultStore(tmp_path / "results.sqlite"), reader_of(site.path))
     assert str(refused.value) == f"cannot read the site's runs from sqlite file {site.path}: {said}"
+
+
+def test_a_driver_error_that_quotes_the_password_is_said_without_it(tmp_path: Path) -> None:
+    """A driver's own text, where no known cause fits, is said with the password taken out in
+    every form it may take there, and its control characters escaped (a server's words)."""
+    address = parse_url("mysql://reader:K%C3%A4x7-Secret@127.0.0.1:3306/shop", tmp_path)
+    quoted = RuntimeError(
+        f"login of {address.username}:{address.password} failed; sent {address.password.encode()!r}, "
+        "from mysql://reader:K%C3%A4x7-Secret@127.0.0.1\n\x1b[31m"
+    )
+    assert why_unreadable(address, quoted) == (
+        "cannot read the site's runs from mysql database `shop` on 127.0.0.1:3306 as `reader`: login of "
+        "reader:*** failed; sent b'***', from mysql://reader:***@127.0.0.1\\n\\x1b[31m"
+    )
 
 
 def test_the_site_is_read_only(tmp_path: Path, site: SqliteSite) -> None:
@@ -461,8 +520,43 @@ def test_a_wrong_url_in_the_user_s_config_file_is_named_by_where_it_is(
     assert code == 2
     assert err == (
         f"error: no site runs: `[site] database` in {tmp_path / 'config' / 'ai-eval-lsp' / 'config.toml'} names "
-        "`mariadb`; it must start with mysql://, pgsql:// or sqlite:// (the drivers Drupal core supports)\n"
+        "`mariadb`; it must start with mysql://, pgsql:// or sqlite:// (the drivers Drupal core supports); "
+        "write mysql:// as Drupal does\n"
     )
+
+
+FORGING = "\x1b[31m\n  injected: site run 999 of support_bot: pass rate 1.00"
+"""A target id that would colour a terminal red and forge a line of `site pull`."""
+
+
+def test_a_row_s_text_can_neither_colour_the_terminal_nor_forge_a_line(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "q\u202e1\x9b2J"  # a right-to-left override, a C1 control sequence
+    site.insert(
+        runner_row(FORGING, {question: 5.0, "q2": 0.0}, run_id=1, source="drush\x1b]0;owned\x07"),
+        runner_row(FORGING, {question: 0.0, "q2": 0.0}, run_id=2),
+    )
+    said = [
+        cli(project, capsys, "site", "pull"),
+        cli(project, capsys, "history"),
+        cli(project, capsys, "history", FORGING),
+        cli(project, capsys, "history", "no_such_target"),
+        cli(project, capsys, "diff", "site:1", "site:2"),
+        cli(project, capsys, "diff", "site:1", "site:2", "--format", "markdown"),
+    ]
+    shown = "\\x1b[31m\\n  injected: site run 999 of support_bot: pass rate 1.00"
+    assert said[0][1].splitlines() == [
+        f"site run 1 of {shown}: pass rate 0.50 [0.30, 0.70], average 2.50/5, gate failed, 2 questions, 0 errors",
+        f"site run 2 of {shown} regressed: pass rate 0.00 [0.00, 0.20], average 0.00/5, gate failed, "
+        "2 questions, 0 errors; average -2.50 against site run 1 (tolerance 0.5)",
+    ]
+    assert said[2][1].splitlines()[0] == f"{shown}: 2 runs, newest first"
+    assert said[2][1].splitlines()[3].endswith("drush\\x1b]0;owned\\x07")
+    assert "q\\u202e1\\x9b2J" in said[4][1]
+    for _, out, err in said:
+        for line in (out + err).splitlines():
+            assert line.isprintable() and not line.lstrip().startswith("injected"), line
 
 
 def test_history_lists_local_and_site_runs_together_marked(
@@ -734,6 +828,33 @@ def test_site_pull_without_a_site_names_the_setting_to_give(
     code, _, err = cli(tmp_path, capsys, "site", "pull", str(tmp_path))
     assert code == 2
     assert err == "error: no site runs: the project is no Drupal codebase and names no site.database\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "wrong"),
+    [
+        ("mysql://u:Kx7-Secret@[::1/d", "the host's IPv6 address has no closing `]` (write it as [::1])"),
+        ("mysql://u:Kx7-Secret@h:99999/d", "the port is not a number from 1 to 65535"),
+        ("mysql://u:Kx7-Secret%ff@h/d", "the password is percent-encoded, but not as UTF-8 text"),
+    ],
+)
+def test_a_malformed_site_database_is_one_message_and_check_and_run_go_on(
+    project: Path, capsys: pytest.CaptureFixture[str], url: str, wrong: str
+) -> None:
+    (project / "broken.rubric.yaml").write_text(RUBRIC.replace("must_contain_any", "no_such_kind"))
+
+    def codes() -> tuple[int, int]:
+        checked, _, _ = cli(project, capsys, "check", str(project))
+        ran, _, err = cli(project, capsys, "run", str(project / "refund.cases.yaml"))
+        assert "Kx7" not in err
+        return checked, ran
+
+    (project / "ai-eval.toml").write_text("")
+    assert codes() == (1, 0)
+    (project / "ai-eval.toml").write_text(f'site.database = "{url}"\n')
+    assert codes() == (1, 0)
+    code, out, err = cli(project, capsys, "site", "pull")
+    assert (code, out, err) == (2, "", f"error: no site runs: the setting `site.database`: {wrong}\n")
 
 
 def test_the_report_draws_site_runs_hollow_and_names_them(

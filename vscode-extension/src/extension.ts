@@ -40,6 +40,7 @@ import {
   historyTargets,
   languageForRole,
 } from "./roles";
+import { passwordsOf, redactingChannel, redactor } from "./redact";
 import { SECTION, configurationAnswer, serverSettings } from "./settings";
 import { HistoryAnswer, showHistory } from "./historyPanel";
 import { RunsView, SITE_RUNS_LISTED } from "./runsView";
@@ -69,7 +70,12 @@ function currentServerSettings(): Record<string, unknown> {
 // The extension while it is active: its views, the language client of the server it started (one
 // server serves every workspace folder), and the commands, which act through that client.
 class Extension {
-  readonly output = vscode.window.createOutputChannel("AI Eval", { log: true });
+  // Whatever reaches the channel (the trace of `verbose` included, which writes the settings sent
+  // to the server) leaves out the site's password.
+  readonly output = redactingChannel(
+    vscode.window.createOutputChannel("AI Eval", { log: true }),
+    redactor(() => passwordsOf(vscode.workspace.getConfiguration(SECTION).get("site.database"))),
+  );
   readonly status = new StatusBar(() => this.client, this.output);
   readonly runs = new RunsView();
   readonly casesTests = new CasesTests(() => this.client, this.output);

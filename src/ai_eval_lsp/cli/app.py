@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import TracebackType
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site
 from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError
 from ai_eval_lsp.core.blockyaml import COMPILED
+from ai_eval_lsp.drupal.secrets import RedactingStream, redact
 
 SUBCOMMANDS = (check, schema, run, history, diff, report, site, serve, plugins)
 """In the order `--help` lists them."""
@@ -22,8 +26,14 @@ EXAMPLES = {module.NAME: module.EXAMPLES for module in SUBCOMMANDS}
 
 
 def console() -> int:
-    """The `ai-eval-lsp` command itself."""
+    """The `ai-eval-lsp` command itself. The traceback of an unexpected error leaves with no
+    secret of the process, as everything a command prints does (`redacted_output`)."""
+    sys.excepthook = _redacted_traceback
     return main(exit_hard=True)
+
+
+def _redacted_traceback(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+    sys.stderr.write(redact("".join(traceback.format_exception(kind, error, trace))))
 
 
 def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
@@ -37,6 +47,11 @@ def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
         return EXIT_USAGE
     if args.command == serve.NAME:
         return serve.serve(args)
+    with redacted_output():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.root is not None and not Path(args.root).is_dir():
         print(f"error: --root {args.root} is not a folder", file=sys.stderr)
         return EXIT_USAGE
@@ -52,6 +67,23 @@ def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
     return result
+
+
+@contextlib.contextmanager
+def redacted_output() -> Iterator[None]:
+    """A command's stdout and stderr with no secret of the process, for as long as it runs."""
+    streams = sys.stdout, sys.stderr
+    if sys.stdout is not None:  # None: closed when the process started
+        sys.stdout = RedactingStream(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = RedactingStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        sys.stdout, sys.stderr = streams
 
 
 def parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ from ai_eval_lsp.cli.common import (
     root_option,
     with_examples,
 )
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.runs.render import format_history, format_targets
 
 if TYPE_CHECKING:
@@ -71,9 +72,9 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     elif not rows:
-        listed = ", ".join(f"`{t}`" for t in known) or "none"
+        listed = ", ".join(f"`{printable(t)}`" for t in known) or "none"
         print(
-            f"error: no runs of `{args.target}` are stored in {path}; targets with runs: {listed}",
+            f"error: no runs of `{printable(args.target)}` are stored in {path}; targets with runs: {listed}",
             file=sys.stderr,
         )
         return EXIT_USAGE

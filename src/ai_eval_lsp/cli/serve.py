@@ -27,8 +27,12 @@ def serve(args: argparse.Namespace) -> int:
     import gc
     import logging
 
+    from ai_eval_lsp.drupal.secrets import RedactingStream
     from ai_eval_lsp.server import create_server
 
+    # The log, and any traceback a thread prints, leave with no secret of the process (stdout is
+    # the client's: each message is redacted as it is sent).
+    sys.stderr = RedactingStream(sys.stderr)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     server = create_server()

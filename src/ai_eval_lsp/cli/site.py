@@ -22,6 +22,7 @@ from ai_eval_lsp.cli.common import (
 )
 from ai_eval_lsp.cli.problems import annotation
 from ai_eval_lsp.core.compare import run_label
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import count
 
@@ -126,7 +127,7 @@ def _print(runs: list[SiteRun], args: argparse.Namespace, nothing: str) -> None:
     level = "error" if args.fail_on_regression else "warning"
     for each in runs:
         if each.regressed and args.format == "github":
-            title = f"ai-eval-lsp: {run_label(each.row)} of {each.row['target_id']} regressed"
+            title = f"ai-eval-lsp: {run_label(each.row)} of {printable(each.row['target_id'])} regressed"
             print(annotation(level, each.summary, title=title))
         else:
             print(each.summary)

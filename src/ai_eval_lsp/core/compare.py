@@ -111,12 +111,13 @@ def question_scores(scores_json: Any, questions: bool) -> list[CaseRecord]:
     if not isinstance(scores, dict):
         return []
     return [
-        CaseRecord(str(key), _score(value), None, question_id=str(key) if questions else None)
+        CaseRecord(str(key), score_of(value), None, question_id=str(key) if questions else None)
         for key, value in scores.items()
     ]
 
 
-def _score(value: Any) -> float | None:
+def score_of(value: Any) -> float | None:
+    """A `scores_json` entry's score: a finite number, or a string holding one; else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):

@@ -1,6 +1,7 @@
 """A document's text as editors count it: lines end at `\\n`, `\\r\\n` or `\\r` only (LSP and YAML
 1.2 agree; U+2028, U+2029 and NEL are ordinary characters), and columns convert between code
 points and the client's position encoding (UTF-16 by default, UTF-8 or UTF-32 when negotiated).
+And a text from untrusted input as a line of a terminal, a log or a message shows it (`printable`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,23 @@ Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 _NEWLINE = re.compile("\n")
+
+
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+"""What a terminal obeys or a reader misreads: C0 and C1 controls (ESC among them), DEL, the line
+and paragraph separators, the byte order mark and the bidirectional controls that reorder what
+follows them (SPEC 6, "A site's rows are untrusted input")."""
+
+
+def printable(text: str) -> str:
+    """`text` (a site row's target, source or question id) as one line may show it: each
+    character that could colour a terminal, break the line or reorder it written as Python
+    writes it escaped (`\\x1b`, `\\n`, `\\u202e`), the rest as it is."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(lambda control: repr(control[0])[1:-1], text)
 
 
 def split_lines(text: str) -> list[str]:

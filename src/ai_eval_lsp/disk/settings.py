@@ -114,8 +114,11 @@ class Settings:
         "",
         "The Drupal site's database, whose `ai_eval_result` rows are the site's own runs (read only, "
         "never written), as a URL as Drupal writes them: `mysql://USER:PASSWORD@HOST:PORT/DATABASE#PREFIX`, "
-        "`pgsql://...`, `sqlite://localhost/PATH` (relative to the project root). Empty: read from the "
-        "site's `settings.php`. Never shown, since it may hold a password: set it in your user settings.",
+        "`pgsql://...`, `sqlite://localhost/PATH` (relative to the project root). The password may hold "
+        "any character, as it is or percent-encoded (the user's part ends at the last `@`). A URL that "
+        "cannot be read is one message saying what is wrong, and the rest of the project works on. "
+        "Empty: read from the site's `settings.php`. Never shown, and taken out of all output, since it "
+        "may hold a password: set it in your user settings.",
         secret=True,
     )
     site_poll_seconds: float = _setting(

@@ -10,12 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import reading
 from ai_eval_lsp.drupal.codebase import Codebase, site_settings
 from ai_eval_lsp.drupal.phpread import PhpArray, PhpValue, Unknown
+from ai_eval_lsp.drupal.secrets import hold
 
 Driver = Literal["mysql", "pgsql", "sqlite"]
 DRIVERS: tuple[Driver, ...] = ("mysql", "pgsql", "sqlite")
@@ -43,6 +44,9 @@ class SiteAddress:
     origin: str = ""
     """Where it was found: "the setting `site.database`", or the settings file."""
 
+    def __post_init__(self) -> None:
+        hold(self.password, self.username, self.database, self.host)
+
     @property
     def table(self) -> str:
         return f"{self.prefix}{TABLE}"
@@ -68,42 +72,98 @@ class AddressError(ValueError):
 def parse_url(url: str, root: Path, origin: str = f"the setting `{SETTING}`") -> SiteAddress:
     """A database URL as Drupal writes them (`SIMPLETEST_DB`, `drush sql:connect`):
     `mysql://USER:PASSWORD@HOST[:PORT]/DATABASE#PREFIX`, `pgsql://...`, `sqlite://localhost/PATH`
-    (relative to `root`; `sqlite://localhost//abs/path` absolute); percent-encoding decoded."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme not in DRIVERS:
-        named = f"`{scheme}`" if scheme else "no driver"
-        raise AddressError(
-            f"{origin} names {named}; it must start with mysql://, pgsql:// or sqlite:// "
-            "(the drivers Drupal core supports)"
-        )
-    driver: Driver = scheme
-    prefix = unquote(parts.fragment)
+    (relative to `root`; `sqlite://localhost//abs/path` absolute); percent-encoding decoded. The
+    user information ends at the last `@`, so a password may hold `@`, `/`, `#` or `:` as they
+    are. AddressError says what is wrong, never quoting the value (SPEC 6: it is untrusted
+    input, and it holds the password)."""
+    text = url.strip()
+    scheme = _SCHEME.match(text)
+    rest = text[scheme.end() :] if scheme else text
+    driver = next((known for known in DRIVERS if scheme and scheme[1].lower() == known), None)
+    if scheme is None or driver is None:
+        _hold_userinfo(rest.rpartition("@")[0])
+        raise AddressError(f"{origin} {_wrong_driver(scheme[1] if scheme else None)}")
     if driver == "sqlite":
-        path = unquote(parts.path)
+        location, _, fragment = rest.partition("#")
+        path = _decoded(location.partition("/")[2], "the SQLite file's path", origin)
         if not path.strip("/"):
             raise AddressError(f"{origin} names no SQLite file: write sqlite://localhost/PATH")
         # `sqlite://localhost/a.sqlite` is relative, `sqlite://localhost//srv/a.sqlite` absolute
-        return SiteAddress(driver, str(root / path[1:]), prefix=prefix, origin=origin)
-    database = unquote(parts.path.lstrip("/"))
-    try:
-        port = parts.port
-    except ValueError:
-        raise AddressError(f"{origin}: the port is not a number from 1 to 65535") from None
-    if not parts.hostname or not database:
+        prefix = _decoded(fragment, "the table prefix", origin)
+        return SiteAddress(driver, str(root / path), prefix=prefix, origin=origin)
+    userinfo, _, location = rest.rpartition("@")
+    user, password = _hold_userinfo(userinfo)
+    location, _, fragment = location.partition("#")
+    location = location.partition("?")[0]  # Drupal's `?module=` of a contributed driver
+    place, _, database = location.partition("/")
+    host, port = _host_and_port(place, origin)
+    if not host or not database:
         raise AddressError(
             f"{origin} must name a host and a database: {driver}://USER:PASSWORD@HOST/DATABASE"
         )
     return SiteAddress(
         driver,
-        database,
-        parts.hostname,
+        _decoded(database, "the database's name", origin),
+        host,
         port or DEFAULT_PORTS[driver],
-        unquote(parts.username or ""),
-        unquote(parts.password or ""),
-        prefix,
+        _decoded(user, "the user's name", origin),
+        _decoded(password, "the password", origin),
+        _decoded(fragment, "the table prefix", origin),
         origin,
     )
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,19})://")
+_OTHER_NAMES = {"postgres": "pgsql", "postgresql": "pgsql", "mariadb": "mysql", "sqlite3": "sqlite"}
+_HOST = re.compile(r"[^\s\x00-\x1f\x7f/?#@\[\]:]+|\[[0-9A-Fa-f:.]+(?:%[^\s\]]+)?\]")
+"""A host name (internationalised ones included), an IPv4 address or an [IPv6] one."""
+
+
+def _wrong_driver(scheme: str | None) -> str:
+    if scheme is None:
+        return "names no driver; it must start with mysql://, pgsql:// or sqlite:// (the drivers Drupal core supports)"
+    instead = _OTHER_NAMES.get(scheme.lower())
+    hint = f"; write {instead}:// as Drupal does" if instead else ""
+    return (
+        f"names `{scheme}`; it must start with mysql://, pgsql:// or sqlite:// "
+        f"(the drivers Drupal core supports){hint}"
+    )
+
+
+def _hold_userinfo(userinfo: str) -> tuple[str, str]:
+    """The user and password as written; the password held as a secret, as written and
+    decoded, before anything can go wrong."""
+    user, _, password = userinfo.partition(":")
+    hold(password, user)
+    hold(unquote(password, errors="replace"), unquote(user, errors="replace"))
+    return user, password
+
+
+def _host_and_port(place: str, origin: str) -> tuple[str, int | None]:
+    if place.startswith("[") and "]" not in place:
+        raise AddressError(f"{origin}: the host's IPv6 address has no closing `]` (write it as [::1])")
+    if place.startswith("["):
+        host, _, after = place.partition("]")
+        host += "]"
+        if after and not after.startswith(":"):
+            raise AddressError(f"{origin}: after the host's `]` comes `:PORT` or `/DATABASE`, nothing else")
+        port = after[1:]
+    else:
+        host, _, port = place.partition(":")
+        if ":" in port:
+            raise AddressError(f"{origin}: an IPv6 address is written in brackets, such as [::1]")
+    if host and not _HOST.fullmatch(host):
+        raise AddressError(f"{origin}: the host holds a space, a control character or one of []@")
+    if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise AddressError(f"{origin}: the port is not a number from 1 to 65535")
+    return host.strip("[]") if host.startswith("[") else host, int(port) if port else None
+
+
+def _decoded(text: str, what: str, origin: str) -> str:
+    try:
+        return unquote(text, errors="strict")
+    except UnicodeDecodeError:
+        raise AddressError(f"{origin}: {what} is percent-encoded, but not as UTF-8 text") from None
 
 
 def find_address(

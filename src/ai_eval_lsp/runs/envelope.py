@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.drupal.secrets import redact_json
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs.run import RunContext
@@ -83,5 +84,6 @@ def write_envelope(row: dict[str, Any], context: RunContext) -> Path | None:
     folder = context.root / ".ai_eval" / "envelopes"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{row['target_id']}-{row['timestamp']}-{row['id']}.eee.json"
-    path.write_text(json.dumps(envelope(row), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = redact_json(json.dumps(envelope(row), indent=2, ensure_ascii=False))
+    path.write_text(text + "\n", encoding="utf-8")
     return path

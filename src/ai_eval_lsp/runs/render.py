@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, cases_file, flips, run_label
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
+from ai_eval_lsp.core.text import printable
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs.run import RunResult
@@ -163,7 +164,7 @@ def run_line(result: RunResult) -> str:
     """A run in one line: its target, pass rate, average, gate and counts."""
     row = result.row
     return (
-        f"{row['target_id']}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
+        f"{printable(row['target_id'])}: pass rate {row['pass_rate']:.2f} {interval(row)}, average {row['avg_score']:.2f}/5, "
         f"gate {_gate(result)}, {count(row['question_count'], 'case')}, {count(row['error_count'], 'error')}"
     )
 
@@ -201,7 +202,7 @@ def summary(result: RunResult) -> str:
         parts.append(
             f"{len(fixed)} fixed" if failing else f"{count(len(fixed), 'case')} fixed: {_names(fixed)}"
         )
-    return f"{result.row['target_id']}: " + "; ".join(parts)
+    return f"{printable(result.row['target_id'])}: " + "; ".join(parts)
 
 
 def format_run(name: str, result: RunResult, every_case: bool = False) -> str:
@@ -252,7 +253,7 @@ def site_line(
     more than the tolerance (`regressed_beyond`) says `regressed` first, and the tolerance last."""
     verb = " regressed:" if regressed_beyond is not None else ":"
     line = (
-        f"{run_label(row)} of {row['target_id']}{verb} pass rate {row['pass_rate']:.2f} {interval(row)}, "
+        f"{run_label(row)} of {printable(row['target_id'])}{verb} pass rate {row['pass_rate']:.2f} {interval(row)}, "
         f"average {row['avg_score']:.2f}/5, gate {'passed' if row['passed_gate'] else 'failed'}, "
         f"{count(row['question_count'], 'question')}, {count(row['error_count'], 'error')}"
     )
@@ -300,7 +301,7 @@ FIGURES = ("run", "when (UTC)", "pass rate", "95% CI", "average", "gate")
 
 
 def history_title(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    return f"{target}: {count(len(rows), 'run')}, newest first"
+    return f"{printable(target)}: {count(len(rows), 'run')}, newest first"
 
 
 def history_table(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
@@ -309,7 +310,7 @@ def history_table(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
     return [
         header,
         *(
-            (*_figures(row), str(row["question_count"]), str(row["error_count"]), row["source"])
+            (*_figures(row), str(row["question_count"]), str(row["error_count"]), printable(row["source"]))
             for row in rows
         ),
     ]
@@ -319,7 +320,7 @@ def nothing_to_compare(target: str, latest: Mapping[str, Any] | None, runs: int)
     """Why a history opens on no diff: too few runs, or none of the latest's kind (local, or the
     site's) before it shares a case (a question) with it."""
     if latest is None or runs < 2:
-        return f"`{target}` has {count(runs, 'run')}: nothing to compare yet."
+        return f"`{printable(target)}` has {count(runs, 'run')}: nothing to compare yet."
     ran = f" (it ran {cases_file(latest)})" if cases_file(latest) else ""
     kind, cases = ("site run", "question") if SITE_ID in latest else ("run", "case")
     return (
@@ -349,7 +350,9 @@ def format_targets(targets: Sequence[tuple[str, Mapping[str, Any] | None, int]])
     if not targets:
         return "no runs are stored yet: `ai-eval-lsp run CASES.yaml` stores them"
     header = ("target", "runs", "latest run", *FIGURES[1:])
-    table = [(target, str(runs), *_figures(row)) for target, row, runs in targets if row is not None]
+    table = [
+        (printable(target), str(runs), *_figures(row)) for target, row, runs in targets if row is not None
+    ]
     return _columns([header, *table])
 
 
@@ -407,7 +410,7 @@ def _summary(comparison: Diff) -> list[str]:
 
 def format_diff(comparison: Diff) -> str:
     base, head = comparison.base, comparison.head
-    title = f"{comparison.target}: {run_label(base)} ({when(base)}) -> {run_label(head)} ({when(head)}) UTC"
+    title = f"{printable(comparison.target)}: {run_label(base)} ({when(base)}) -> {run_label(head)} ({when(head)}) UTC"
     table = [("case", "base", "head", "change")] + [
         (_case_name(case_id, b, h), _verdict(b), _verdict(h), _change(b, h))
         for case_id, b, h in comparison.cases
@@ -422,11 +425,12 @@ def _case_name(key: str, base: CaseRecord | None, head: CaseRecord | None) -> st
         (case.case_id for case in (base, head) if case is not None and case.case_id != key),
         None,
     )
-    return f"{key} ({local})" if local is not None and not key.startswith(local) else key
+    name = f"{key} ({local})" if local is not None and not key.startswith(local) else key
+    return printable(name)
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return printable(text.replace("|", "\\|").replace("\n", " "))
 
 
 def format_diff_markdown(comparison: Diff) -> str:

@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 
 from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, run_label, run_name
+from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.runs.render import (
     TIED,
     format_diff,
@@ -137,7 +138,7 @@ def render_report(
     targets: Sequence[tuple[str, Sequence[Mapping[str, Any]], Sequence[CaseRecord], Diff | None]],
 ) -> str:
     """`targets`: each target's rows (oldest first), its latest run's cases, and the diff of its
-    latest run to the one before."""
+    latest run to the one before; an exported file, with no secret the process holds."""
     sections = []
     for target, rows, cases, comparison in targets:
         latest = rows[-1]
@@ -151,7 +152,7 @@ def render_report(
             + (f"<h3>Against the run before</h3>{diff_html(comparison)}" if comparison else "")
         )
     body = "".join(sections) or "<p>No runs are stored yet: run a cases file first.</p>"
-    return (
+    return redact(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>ai-eval runs</title><style>{_STYLE}</style></head>"

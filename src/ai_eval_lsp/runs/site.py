@@ -14,6 +14,7 @@ import contextlib
 import decimal
 import json
 import math
+import re
 import socket
 import sqlite3
 import threading
@@ -23,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ai_eval_lsp.core.compare import SITE_ID
+from ai_eval_lsp.core.compare import SITE_ID, score_of
+from ai_eval_lsp.core.text import printable
+from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
 from ai_eval_lsp.runs.store import ROW_FIELDS, ResultStore
@@ -31,7 +34,13 @@ from ai_eval_lsp.runs.store import ROW_FIELDS, ResultStore
 TIMEOUT = 5.0
 """Seconds a connection and each query may take before the site counts as unreachable."""
 BATCH = 5000
-"""Rows read per query: a first read of a site with years of runs goes in steps of this."""
+"""Rows read per query at most: a first read of a site with years of runs goes in steps."""
+BATCH_BYTES = 16 * 2**20
+"""The most a batch's rows weigh, or the server's own limit where that is lower (MariaDB's
+`max_allowed_packet`, 16 MB by default): a batch's JSON is one value the server sends whole."""
+ROW_BYTES = 64 * 2**20
+"""The most one row may weigh, or the server's own limit where that is lower: a larger row is
+skipped, named, rather than read into memory."""
 
 
 class SiteError(Exception):
@@ -42,9 +51,39 @@ class BadRow(ValueError):
     """A row that cannot be read as seed 003 describes it."""
 
 
+class _Cut(Exception):
+    """A batch's JSON the server cut short (it outgrew the server's limit)."""
+
+
 class _Connection(Protocol):
-    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]: ...
+    limit: int
+    """The most bytes the database sends as one value."""
+    limit_name: str
+    """The server's setting of that limit, which a site's administrator may raise."""
+
+    def sizes_after(self, last_id: int) -> list[list[int]]:
+        """The ids above `last_id` and their rows' weight in bytes, by id, at most `BATCH`."""
+        ...
+
+    def rows_through(self, last_id: int, end_id: int) -> list[list[Any]]:
+        """The rows above `last_id` up to `end_id`, by id; _Cut when the server cut them short."""
+        ...
+
     def close(self) -> None: ...
+
+
+@dataclass
+class Batch:
+    """What one step of a read brought: rows, the rows too large to read, where it ended."""
+
+    rows: list[list[Any]] = field(default_factory=list)
+    """The raw rows, their values in `ROW_FIELDS` order, by id."""
+    too_large: list[tuple[int, str]] = field(default_factory=list)
+    """The id of each row skipped for its size, and why."""
+    last_id: int = 0
+    """The highest id read or skipped."""
+    more: bool = False
+    """Whether rows may follow."""
 
 
 class SiteReader:
@@ -54,26 +93,86 @@ class SiteReader:
         self.address = address
         self._connection: _Connection | None = None
 
-    def rows_after(self, last_id: int, limit: int = BATCH) -> list[list[Any]]:
-        """The raw rows with an id above `last_id` (their values in `ROW_FIELDS` order), by id;
-        SiteError when they cannot be read (the connection is then dropped, to be made again
-        next time)."""
+    def batch_after(self, last_id: int) -> Batch:
+        """The rows with an id above `last_id`, as many as fit a batch (by count, and by weight:
+        each row's size is asked first); SiteError when they cannot be read (the connection is
+        then dropped, to be made again next time)."""
         try:
             if self._connection is None:
                 self._connection = _connect(self.address)
-            return self._connection.rows_after(last_id, limit)
+            return _batch(self._connection, last_id)
         except SiteError:
             self.close()
             raise
         except Exception as err:
             self.close()
-            raise SiteError(_said(self.address, err)) from None
+            raise SiteError(why_unreadable(self.address, err)) from None
 
     def close(self) -> None:
         connection, self._connection = self._connection, None
         if connection is not None:
             with contextlib.suppress(Exception):  # a connection that is gone is closed
                 connection.close()
+
+
+def _weight(size: int) -> int:
+    """What a row of `size` bytes of text weighs in a batch's JSON, at most: each character
+    escaped, and the numbers around them."""
+    return 2 * size + 512
+
+
+def _batch(connection: _Connection, last_id: int) -> Batch:
+    sizes = connection.sizes_after(last_id)
+    if not sizes:
+        return Batch(last_id=last_id)
+    budget = min(connection.limit, BATCH_BYTES)
+    first_id, first_size = sizes[0]
+    if _weight(first_size) > budget:  # a row alone, if the server can send it at all
+        largest = min(connection.limit, ROW_BYTES)
+        rows = [] if first_size > largest else _whole(connection, last_id, first_id)
+        return Batch(rows, [] if rows else [(first_id, _too_large(connection, first_size))], first_id, True)
+    end_id, weight = last_id, 0
+    for row_id, size in sizes:
+        if weight + _weight(size) > budget:
+            break
+        end_id, weight = row_id, weight + _weight(size)
+    more = len(sizes) == BATCH or end_id != sizes[-1][0]
+    try:
+        return Batch(connection.rows_through(last_id, end_id), [], end_id, more)
+    except _Cut:  # heavier than its sizes said (escaped control characters): a row at a time
+        batch = Batch(last_id=end_id, more=more)
+        after = last_id
+        for row_id, size in sizes:
+            if row_id > end_id:
+                break
+            rows = _whole(connection, after, row_id)
+            batch.rows += rows
+            batch.too_large += [] if rows else [(row_id, _too_large(connection, size))]
+            after = row_id
+        return batch
+
+
+def _too_large(connection: _Connection, size: int) -> str:
+    if connection.limit < ROW_BYTES:
+        return (
+            f"its {_megabytes(size)} of text are more than the server sends at once (its "
+            f"`{connection.limit_name}`, {_megabytes(connection.limit)}); raise that setting to read it"
+        )
+    return (
+        f"its {_megabytes(size)} of text are more than ai-eval-lsp reads of one row ({_megabytes(ROW_BYTES)})"
+    )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB"
+
+
+def _whole(connection: _Connection, last_id: int, row_id: int) -> list[list[Any]]:
+    """The one row `row_id` (after `last_id`), or none where the server cuts it short."""
+    try:
+        return connection.rows_through(last_id, row_id)
+    except _Cut:
+        return []
 
 
 @dataclass
@@ -106,28 +205,32 @@ def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pu
     next batch is read while one is converted and stored: the database builds it and the socket
     waits for it on another thread, holding neither the interpreter nor the work at hand."""
     site = reader.address.identity
+    table = reader.address.table
     pulled = Pulled(last_id=after if after is not None else store.last_site_id(site) or 0)
     ahead = _ReadAhead(reader)
     ahead.start(pulled.last_id)
     try:
         with store.site_writer(site) as write:
             while True:
-                raw = ahead.result()
-                pulled.last_id = max([pulled.last_id, *(_id_of(values) for values in raw)])
-                if len(raw) == BATCH:
+                batch = ahead.result()
+                pulled.last_id = max(pulled.last_id, batch.last_id)
+                if batch.more:
                     ahead.start(pulled.last_id)
+                pulled.skipped += [
+                    f"site row {row_id} of `{table}` is skipped: {why}" for row_id, why in batch.too_large
+                ]
                 converted = []
-                for values in raw:
+                for values in batch.rows:
                     try:
                         converted.append(site_row(values))
                     except BadRow as err:
                         pulled.skipped.append(
-                            f"site row {values[0]!s} of `{reader.address.table}` is skipped: {err}"
+                            f"site row {printable(str(values[0]))} of `{table}` is skipped: {err}"
                         )
                 if converted:
                     write(converted)
                     pulled.stored += converted
-                if len(raw) < BATCH:
+                if not batch.more:
                     return pulled
     finally:
         ahead.wait()  # the connection is the caller's again only once no read is under way
@@ -140,7 +243,7 @@ class _ReadAhead:
         self.reader = reader
         self._done = threading.Event()
         self._done.set()
-        self._rows: list[list[Any]] = []
+        self._batch = Batch()
         self._error: BaseException | None = None
 
     def start(self, last_id: int) -> None:
@@ -149,29 +252,22 @@ class _ReadAhead:
 
         def read() -> None:
             try:
-                self._rows, self._error = self.reader.rows_after(last_id), None
+                self._batch, self._error = self.reader.batch_after(last_id), None
             except BaseException as err:
-                self._rows, self._error = [], err
+                self._batch, self._error = Batch(), err
             finally:
                 self._done.set()
 
         threading.Thread(target=read, name="ai-eval site read", daemon=True).start()
 
-    def result(self) -> list[list[Any]]:
+    def result(self) -> Batch:
         self.wait()
         if self._error is not None:
             raise self._error
-        return self._rows
+        return self._batch
 
     def wait(self) -> None:
         self._done.wait()
-
-
-def _id_of(values: Sequence[Any]) -> int:
-    try:
-        return _integer(values[0], "id")
-    except BadRow:
-        return 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,25 +338,57 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
     if not isinstance(target, str | int) or isinstance(target, bool) or str(target) == "":
         raise BadRow(f"`target_id` is {target!r}, not a target id")
     questions, errors = _integer(questions, "question_count"), _integer(errors, "error_count")
+    if questions < 0:
+        raise BadRow(f"`question_count` {questions} is negative")
     if not 0 <= errors <= questions:
         raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
+    scores = _text(scores)
+    _scores_within(scores)
     return (
         _integer(row_id, "id"),
         str(target),
         None if run_id is None else _integer(run_id, "run_id"),
         _integer(timestamp, "timestamp"),
-        _number(average, "avg_score"),
-        _number(rate, "pass_rate"),
-        _number(low, "pass_rate_ci_low", True),
-        _number(high, "pass_rate_ci_high", True),
+        _within(_number(average, "avg_score"), "avg_score", 5),
+        _within(_number(rate, "pass_rate"), "pass_rate", 1),
+        _within(_number(low, "pass_rate_ci_low", True), "pass_rate_ci_low", 1),
+        _within(_number(high, "pass_rate_ci_high", True), "pass_rate_ci_high", 1),
         1 if _integer(gate, "passed_gate") else 0,
         questions,
         errors,
-        _text(scores),
+        scores,
         _text(source) or "",
         _number(duration, "duration"),
         _text(config),
     )
+
+
+def _within(number: float | None, name: str, most: float) -> float | None:
+    """A number of the row within its domain (SPEC 6): a score of 0..5, a rate of 0..1."""
+    if number is not None and not 0 <= number <= most:
+        raise BadRow(f"`{name}` {number:.15g} is not between 0 and {most:g}")
+    return number
+
+
+_OUT_OF_RANGE = re.compile(r":\s*+(?:[^0-5\sn]|[1-5][0-9]|5\.0*+[1-9]|[0-9](?:\.[0-9]*+)?[eE])")
+"""A value in a JSON object that may be a score outside 0..5: one starting with anything but a
+digit up to 5 or `null` (a sign, 6 to 9, a string, NaN, Infinity), 10 and more, past 5.0, an
+exponent. Only a row with one is parsed; most rows have none."""
+
+
+def _scores_within(scores: str | None) -> None:
+    """A question's score outside 0..5 makes the row unreadable (SPEC 6); `scores_json` of any
+    other shape than an object leaves the row its aggregates only, as before."""
+    if scores is None or _OUT_OF_RANGE.search(scores) is None:
+        return
+    try:
+        read = json.loads(scores)
+    except ValueError:
+        return
+    for question, value in read.items() if isinstance(read, dict) else ():
+        score = score_of(value)
+        if score is not None and not 0 <= score <= 5:
+            raise BadRow(f"question `{printable(question)}` of `scores_json` scores {score:.15g}, not 0..5")
 
 
 def _number(value: Any, name: str, optional: bool = False) -> Any:
@@ -311,35 +439,86 @@ def _connect(address: SiteAddress) -> _Connection:
     return drivers[address.driver](address)
 
 
-def _batch_query(table: str, quote: str, aggregate: str, row: str, last: str, limit: str) -> str:
-    """The rows above an id as one JSON document the database builds (`aggregate`, a template,
-    of `row` of the fields): a batch costs a pure-Python driver one value, not fifteen a row."""
-    fields = ", ".join(_quoted(name, quote) for name in ROW_FIELDS)
-    document = aggregate.format(f"{row}({fields})")
-    return (
-        f"SELECT {document} FROM (SELECT {fields} FROM {_quoted(table, quote)} "
-        f"WHERE {_quoted('id', quote)} > {last} ORDER BY {_quoted('id', quote)} LIMIT {limit}) AS batch"
-    )
+@dataclass(frozen=True, slots=True)
+class _Dialect:
+    """How a database writes what the reads ask of it."""
+
+    quote: str
+    """An identifier's quote."""
+    aggregate: str
+    """The JSON array of a query's rows, a template of each row's JSON."""
+    array: str
+    """The JSON array of some values, by name."""
+    length: str
+    """A value's weight in bytes, a template."""
+    mark: Callable[[int], str]
+    """The marker of a query's n-th parameter."""
 
 
-def _rows(document: Any) -> list[list[Any]]:
-    """The rows of a batch's JSON document, each its values in `ROW_FIELDS` order, by id (an
-    aggregate's order is the database's)."""
+_TEXT_FIELDS = ("target_id", "scores_json", "source", "config_json")
+"""The fields of a row whose weight varies."""
+
+
+class _Queries:
+    """The two queries of a read, each giving one JSON document the database builds (a batch
+    costs a pure-Python driver one value, not fifteen a row): the ids above one and their rows'
+    weight, then the rows of a range of ids."""
+
+    def __init__(self, table: str, dialect: _Dialect) -> None:
+        def quoted(name: str) -> str:
+            return dialect.quote + name.replace(dialect.quote, dialect.quote * 2) + dialect.quote
+
+        key, source, mark = quoted("id"), quoted(table), dialect.mark
+        fields = ", ".join(quoted(name) for name in ROW_FIELDS)
+        weight = " + ".join(f"COALESCE({dialect.length.format(quoted(name))}, 0)" for name in _TEXT_FIELDS)
+        self.sizes = (
+            f"SELECT {dialect.aggregate.format(f'{dialect.array}({key}, weight)')} FROM (SELECT {key}, "
+            f"{weight} AS weight FROM {source} WHERE {key} > {mark(0)} ORDER BY {key} LIMIT {BATCH}) AS sizes"
+        )
+        self.rows = (
+            f"SELECT {dialect.aggregate.format(f'{dialect.array}({fields})')} FROM (SELECT {fields} "
+            f"FROM {source} WHERE {key} > {mark(0)} AND {key} <= {mark(1)} ORDER BY {key}) AS batch"
+        )
+
+
+def _rows_of(document: Any) -> list[list[Any]]:
+    """A JSON document of rows, each its values (by id: an aggregate's order is the database's);
+    _Cut where the server cut it short (MariaDB ends it mid-value, or gives a row as null)."""
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
-    rows: list[list[Any]] = json.loads(document) if document else []
+    try:
+        rows = json.loads(document) if document else []
+    except ValueError:
+        raise _Cut("the server cut its answer short") from None
+    if not isinstance(rows, list) or not all(isinstance(values, list) and values for values in rows):
+        raise _Cut("the server cut its answer short")
     rows.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
     return rows
 
 
-def _quoted(name: str, quote: str) -> str:
-    return quote + name.replace(quote, quote * 2) + quote
+class _Reads:
+    """The reads every driver makes, through its `value` of a query."""
+
+    queries: _Queries
+
+    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+        raise NotImplementedError
+
+    def sizes_after(self, last_id: int) -> list[list[int]]:
+        document = _rows_of(self.value(self.queries.sizes, (last_id,)))
+        return [[int(row_id), int(weight)] for row_id, weight in document]
+
+    def rows_through(self, last_id: int, end_id: int) -> list[list[Any]]:
+        return _rows_of(self.value(self.queries.rows, (last_id, end_id)))
 
 
-class _MySql:
+class _MySql(_Reads):
     """MySQL 5.7.22+ and MariaDB 10.5+ through PyMySQL: autocommit, so each poll sees the rows
     inserted since (a transaction left open would read one snapshot forever), a read-only
-    session, and room for a batch's JSON (MariaDB builds it as a GROUP_CONCAT)."""
+    session, room for a batch's JSON (MariaDB builds it as a GROUP_CONCAT), and batches within
+    the server's `max_allowed_packet`."""
+
+    limit_name = "max_allowed_packet"
 
     def __init__(self, address: SiteAddress) -> None:
         import pymysql
@@ -348,7 +527,7 @@ class _MySql:
             host=address.host,
             port=address.port or 3306,
             user=address.username,
-            password=address.password,
+            password=address.password.encode(),  # as UTF-8: PyMySQL would encode a str as Latin-1
             database=address.database,
             connect_timeout=TIMEOUT,
             read_timeout=TIMEOUT,
@@ -360,24 +539,33 @@ class _MySql:
         with self.connection.cursor() as cursor:
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
             cursor.execute("SET SESSION group_concat_max_len = 1073741824")
-        self.query = _batch_query(address.table, "`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "%s", "%s")
-
-    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
-        with self.connection.cursor() as cursor:
-            cursor.execute(self.query, (last_id, limit))
+            cursor.execute("SELECT @@max_allowed_packet")
             found = cursor.fetchone()
-        return _rows(found[0] if found else None)
+        self.limit = int(found[0]) if found else 16 * 2**20
+        self.queries = _Queries(
+            address.table, _Dialect("`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "LENGTH({})", lambda n: "%s")
+        )
+
+    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+        with self.connection.cursor() as cursor:
+            cursor.execute(query, parameters)
+            found = cursor.fetchone()
+        return found[0] if found else None
 
     def close(self) -> None:
         self.connection.close()
 
 
-class _Postgres:
+class _Postgres(_Reads):
     """PostgreSQL through pg8000: the session read-only and each statement limited from the start."""
+
+    limit = 2**30
+    limit_name = "field size limit"
 
     def __init__(self, address: SiteAddress) -> None:
         import pg8000.native
 
+        _password_as_libpq_sends_it()
         self.connection = pg8000.native.Connection(
             address.username,
             host=address.host,
@@ -391,27 +579,56 @@ class _Postgres:
                 "statement_timeout": str(int(TIMEOUT * 1000)),
             },
         )
-        self.query = _batch_query(
-            address.table, '"', "json_agg({})::text", "json_build_array", ":last", ":limit"
+        dialect = _Dialect(
+            '"', "json_agg({})::text", "json_build_array", "octet_length({}::text)", lambda n: f":p{n}"
         )
+        self.queries = _Queries(address.table, dialect)
 
-    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
-        found = self.connection.run(self.query, last=last_id, limit=limit)
-        return _rows(found[0][0] if found else None)
+    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+        found = self.connection.run(query, **{f"p{n}": value for n, value in enumerate(parameters)})
+        return found[0][0] if found else None
 
     def close(self) -> None:
         self.connection.close()
 
 
-class _Sqlite:
-    """A site's SQLite file, opened read-only for each read (a file replaced or removed meanwhile
+def _password_as_libpq_sends_it() -> None:
+    """SCRAM's password is the SASLprep of the UTF-8 text (RFC 5802), and where SASLprep refuses
+    it (an emoji is unassigned in its Unicode 3.2 tables), PostgreSQL's server and libpq use the
+    text as it is; scramp, under pg8000, refuses to log in. Its password is made as libpq's is."""
+    import scramp.core
+
+    refusing = scramp.core.Password
+    if getattr(refusing, "as_libpq", False):
+        return
+
+    class AsLibpq(refusing):  # type: ignore[misc, valid-type]
+        as_libpq = True
+
+        def __init__(self, password: str) -> None:
+            try:
+                super().__init__(password)
+            except scramp.core.ScramException:
+                self.password = password
+
+    scramp.core.Password = AsLibpq
+
+
+class _Sqlite(_Reads):
+    """A site's SQLite file, opened read-only for each query (a file replaced or removed meanwhile
     is seen at once); a query that outlives the limit is interrupted."""
+
+    limit = 10**9
+    limit_name = "SQLITE_MAX_LENGTH"
 
     def __init__(self, address: SiteAddress) -> None:
         self.address = address
-        self.query = _batch_query(address.table, '"', "json_group_array({})", "json_array", "?", "?")
+        dialect = _Dialect(
+            '"', "json_group_array({})", "json_array", "length(CAST({} AS BLOB))", lambda n: "?"
+        )
+        self.queries = _Queries(address.table, dialect)
 
-    def rows_after(self, last_id: int, limit: int) -> list[list[Any]]:
+    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
         path = Path(self.address.database)
         if not path.is_file():
             raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")
@@ -420,8 +637,8 @@ class _Sqlite:
             connection.execute("PRAGMA query_only = ON")
             deadline = time.monotonic() + TIMEOUT
             connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-            found = connection.execute(self.query, (last_id, limit)).fetchone()
-            return _rows(found[0] if found else None)
+            found = connection.execute(query, parameters).fetchone()
+            return found[0] if found else None
         finally:
             connection.close()
 
@@ -431,18 +648,25 @@ class _Sqlite:
 
 # --- what went wrong, in words -------------------------------------------------------------------
 
+_NOTHING_ANSWERS = "nothing answers there (is the database server running, and the host and port right?)"
+
 _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
-    (
-        lambda err, text: _chained(err, ConnectionRefusedError) or _code(err) == 2003 or "refused" in text,
-        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
-    ),
     (
         lambda err, text: _chained(err, socket.gaierror),
         lambda a: f"the host `{a.host}` is not known",
     ),
     (
-        lambda err, text: _chained(err, TimeoutError) or "timed out" in text or "interrupted" in text,
-        lambda a: f"no answer within {TIMEOUT:g} s",
+        lambda err, text: (
+            _chained(err, TimeoutError)
+            or _code(err) == "57014"  # PostgreSQL's statement_timeout
+            or "timed out" in text
+            or "interrupted" in text
+        ),
+        lambda a: f"no answer within {TIMEOUT:g} s (is the server overloaded, or the table locked?)",
+    ),
+    (
+        lambda err, text: _chained(err, ConnectionRefusedError) or _code(err) == 2003 or "refused" in text,
+        lambda a: _NOTHING_ANSWERS,
     ),
     (
         lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
@@ -451,6 +675,14 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
     (
         lambda err, text: _code(err) in (1049, "3D000") or "unknown database" in text,
         lambda a: f"there is no database `{a.database}`",
+    ),
+    (
+        # MySQL and MariaDB say the same to a user without access, whether the database exists or not
+        lambda err, text: _code(err) == 1044,
+        lambda a: (
+            f"there is no database `{a.database}`, or the user `{a.username}` may not use it "
+            "(MySQL and MariaDB do not tell which): check the name, or grant the user SELECT on its table"
+        ),
     ),
     (
         lambda err, text: _code(err) in (1146, "42P01") or "no such table" in text or "doesn't exist" in text,
@@ -466,7 +698,7 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
         lambda err, text: (
             isinstance(err, OSError) or "can't connect" in text or "can't create a connection" in text
         ),
-        lambda a: "nothing answers there (is the database server running, and the host and port right?)",
+        lambda a: _NOTHING_ANSWERS,
     ),
 )
 
@@ -492,13 +724,11 @@ def _code(err: Exception) -> object:
     return None
 
 
-def _said(address: SiteAddress, err: Exception) -> str:
-    """Why the site cannot be read, in words: the driver's own message where no cause fits,
-    with the password taken out wherever it may appear."""
+def why_unreadable(address: SiteAddress, err: Exception) -> str:
+    """Why the site cannot be read, in words: the driver's own message where no cause fits, with
+    the password taken out in every form it may take there (a driver may quote its bytes)."""
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = str(err)
-        if address.password:
-            cause = cause.replace(address.password, "***")
+        cause = printable(redact(str(err)))  # a server's own words: untrusted too
     return f"cannot read the site's runs from {address}: {cause}"

@@ -22,6 +22,7 @@ from ai_eval_lsp.core.compare import (
     row_verdicts,
     run_label,
 )
+from ai_eval_lsp.drupal.secrets import found_in, redact
 
 ROW_FIELDS = (
     "id",
@@ -119,6 +120,15 @@ site's row may hold any shape."""
 
 WHERE = "; name another with --db (or the `resultsDatabase` setting)"
 """How to get past a database that cannot be used, said after each such trouble."""
+
+
+def without_secrets(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """Rows as stored: with no secret the process holds in their text (SPEC 6), looked for in
+    the whole batch at once (a site's first read stores years of rows)."""
+    texts = "\x00".join([value for row in rows for value in row if type(value) is str])
+    if not found_in(texts):
+        return rows
+    return [[redact(value) if isinstance(value, str) else value for value in row] for row in rows]
 
 
 class StoreError(Exception):
@@ -244,26 +254,30 @@ class ResultStore:
             ).lastrowid
             stored = {**row, "run_id": run_id, "timestamp": int(time.time())}
             columns = [name for name in ROW_FIELDS if name != "id"]
+            (values,) = without_secrets([[stored[name] for name in columns]])
+            stored.update(zip(columns, values, strict=True))
             row_id = connection.execute(
                 f"INSERT INTO ai_eval_result ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                [stored[name] for name in columns],
+                values,
             ).lastrowid
             connection.executemany(
                 "INSERT INTO ai_eval_case (run_id, position, case_id, score, passed, reason, outcomes_json, "
                 "question_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        position,
-                        case.case_id,
-                        case.score,
-                        None if case.passed is None else int(case.passed),
-                        case.reason,
-                        json.dumps(list(case.outcomes), ensure_ascii=False),
-                        case.question_id,
-                    )
-                    for position, case in enumerate(cases)
-                ],
+                without_secrets(
+                    [
+                        (
+                            run_id,
+                            position,
+                            case.case_id,
+                            case.score,
+                            None if case.passed is None else int(case.passed),
+                            case.reason,
+                            json.dumps(list(case.outcomes), ensure_ascii=False),
+                            case.question_id,
+                        )
+                        for position, case in enumerate(cases)
+                    ]
+                ),
             )
             if not may_commit():
                 connection.execute("ROLLBACK")
@@ -301,7 +315,7 @@ class ResultStore:
             try:
                 connection.execute("BEGIN IMMEDIATE")
                 before = connection.total_changes
-                connection.executemany(statement, [(site, *row) for row in rows])
+                connection.executemany(statement, [(site, *row) for row in without_secrets(rows)])
                 added = connection.total_changes - before
                 connection.execute("COMMIT")
             except BaseException:

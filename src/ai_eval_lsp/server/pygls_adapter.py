@@ -19,7 +19,9 @@ named beside it; nothing else in the server touches a private pygls name (a test
   `tests/e2e/test_editing.py::test_cancelling_a_runs_progress_stores_and_sends_nothing`).
 - Messages whose JSON is written already (`Written`: diagnostics, each converted and written once
   while it does not change) are framed and written as pygls frames its own (`_send_data`), with
-  no conversion of the whole message (guard: every e2e test reads diagnostics).
+  no conversion of the whole message (guard: every e2e test reads diagnostics); every other
+  message is serialized as pygls does, then redacted (`_send_data`; guard:
+  `tests/e2e/test_site_databases.py`, the password in no channel).
 - Serving stdio on the event loop (`pygls.io_.run_async`, `StdoutWriter`): pygls's own `start_io`
   reads each line through a thread pool; on a pipe asyncio reads it directly, ~0.3 ms less per
   request (guard: every e2e test runs over a pipe).
@@ -45,6 +47,8 @@ from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+
+from ai_eval_lsp.drupal.secrets import redact_json
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +134,22 @@ class AiEvalProtocol(LanguageServerProtocol):
             return
         super()._send_response(msg_id, result, error)
 
+    def _send_data(self, data: Any) -> None:
+        """Every other message, serialized as pygls does, with the secrets the process holds
+        taken out of its string values (SPEC 6, "Secrets never leave")."""
+        if not data:
+            return
+        try:
+            self._write(Written((redact_json(json.dumps(data, default=self._serialize_message)),)))
+        except BrokenPipeError:
+            log.exception("the client's end of the connection is closed")
+            raise
+        except Exception:
+            log.exception("a message could not be sent")
+
     def _write(self, message: Written) -> None:
-        """Send one message, framed as pygls frames its own."""
+        """Send one message, framed as pygls frames its own. A `Written`'s parts hold no secret:
+        each diagnostic is redacted as it is written (`query.diagnostic`), once."""
         if self.writer is None:
             log.error("no transport to send a message on")
             return
@@ -139,7 +157,7 @@ class AiEvalProtocol(LanguageServerProtocol):
             length = sum(map(len, message.parts))  # ASCII: as many bytes as characters
             header = f"Content-Length: {length}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             self.writer.write(header.encode(self.CHARSET))
-        for part in message.parts:  # stdio's writers: synchronous
+        for part in message.parts:  # stdio's and TCP's writers: synchronous
             self.writer.write(part.encode(self.CHARSET))
 
     def _forward(self, method: str, params: Any) -> None:

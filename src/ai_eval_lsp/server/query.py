@@ -26,6 +26,7 @@ from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import Encoding, LineIndex, units
 from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.core.yamltree import Node
+from ai_eval_lsp.drupal.secrets import redact_json
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
@@ -254,9 +255,9 @@ def diagnostics(
 
 
 def diagnostic(document: DocumentQuery, problem: Problem) -> str:
-    """A problem as an LSP `Diagnostic` in JSON, written straight: tens of thousands of them
+    """A problem as an LSP `Diagnostic` in JSON, written straight (tens of thousands of them
     through lsprotocol's classes and converter took a second, and through dicts and `json.dumps`
-    a third of one."""
+    a third of one), with no secret the process holds."""
     start, end = client_range(document.lines, document.client.encoding, problem.span)
     written = (
         f'{{"range": {_json_range(start, end)}, "message": {json_string(problem.message)}, '
@@ -271,7 +272,7 @@ def diagnostic(document: DocumentQuery, problem: Problem) -> str:
             for place in [location(document, document.root, document.index, other.path, other.span)]
         ]
         written += f', "relatedInformation": {json.dumps(related)}'
-    return written + "}"
+    return redact_json(written + "}")  # the one redaction of the messages written already
 
 
 _SOURCE = json_string(names.SOURCE)

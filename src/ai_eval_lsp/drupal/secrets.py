@@ -1,0 +1,154 @@
+"""The secrets this process holds (a site's password, SPEC 6 "Secrets never leave") and the one
+redaction every text leaving it passes: the CLI's and the server's streams, the server's messages
+to the client, stored rows, exported files. A secret is held where it is born, as a site address
+is read (`site_address`); whatever raises or prints it later, it leaves as `***`."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import threading
+from dataclasses import dataclass
+from typing import TextIO
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+SHORTEST = 4
+"""Fewer characters are no secret worth garbling every line that holds them (DDEV's `db`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    forms: tuple[str, ...] = ()
+    """Every way a held secret may be written, longest first."""
+    pattern: re.Pattern[str] | None = None
+
+
+def forms_of(secret: str) -> set[str]:
+    """The ways a secret is written where it may leave: as it is, percent-encoded (upper and
+    lower case), and escaped as JSON, HTML, Python's repr and its UTF-8 bytes' repr do."""
+    encoded = {quote(secret, safe=""), quote(secret), quote_plus(secret)}
+    encoded |= {re.sub("%[0-9A-F]{2}", lambda escape: escape[0].lower(), text) for text in encoded}
+    found = {secret, *encoded}
+    for text in list(found):
+        found |= {json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]}
+        found |= {html.escape(text), html.escape(text, quote=False)}
+    found.add(repr(secret.encode("utf-8", "surrogatepass"))[2:-1])
+    return {text for text in found if len(text) >= SHORTEST}
+
+
+class Secrets:
+    """The secrets held, and the redaction of a text. Safe to use from any thread."""
+
+    def __init__(self) -> None:
+        self._held = _Held()
+        self._lock = threading.Lock()
+
+    def hold(self, secret: str, *shown: str) -> None:
+        """Keep `secret` out of every text from now on, unless it is short, or a part of what
+        messages show anyway (`shown`: the site's user, database and host)."""
+        if len(secret) < SHORTEST or any(secret in name for name in shown):
+            return
+        with self._lock:
+            forms = set(self._held.forms) | forms_of(secret)
+            if len(forms) == len(self._held.forms):
+                return
+            ordered = tuple(sorted(forms, key=len, reverse=True))
+            self._held = _Held(ordered, re.compile("|".join(map(re.escape, ordered))))
+
+    def found_in(self, text: str) -> bool:
+        """Whether `text` holds a held secret."""
+        return any(form in text for form in self._held.forms)
+
+    def redact(self, text: str) -> str:
+        """`text` with every held secret replaced by `***`."""
+        held = self._held
+        if held.pattern is None or not any(form in text for form in held.forms):
+            return text
+        return held.pattern.sub(MASK, text)
+
+    def redact_json(self, text: str) -> str:
+        """A JSON text with every held secret replaced in its string values (never in its keys
+        or structure, which a short secret could match)."""
+        held = self._held
+        if held.pattern is None or not any(form in text for form in held.forms):
+            return text
+
+        def value(literal: re.Match[str]) -> str:
+            if literal["key"] or not any(form in literal[0] for form in held.forms):
+                return literal[0]
+            try:
+                return json.dumps(self.redact(json.loads(literal[0])))
+            except ValueError:  # no JSON string after all: redacted as text
+                return self.redact(literal[0])
+
+        return _STRING.sub(value, text)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(?P<key>\s*:)?')
+"""Each string of a JSON text in turn, a key's with the colon after it."""
+
+HELD = Secrets()
+"""The secrets of this process."""
+
+
+def hold(secret: str, *shown: str) -> None:
+    HELD.hold(secret, *shown)
+
+
+def found_in(text: str) -> bool:
+    return HELD.found_in(text)
+
+
+def redact(text: str) -> str:
+    return HELD.redact(text)
+
+
+def redact_json(text: str) -> str:
+    return HELD.redact_json(text)
+
+
+class RedactingStream(io.TextIOBase):
+    """A text stream (sys.stdout, sys.stderr) whose every line is redacted before it is written:
+    a line is held until its end or a flush, so a secret printed in pieces leaves whole or not
+    at all."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._pending = ""
+        self._lock = threading.Lock()  # the server's threads log too
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._pending += text
+            end = self._pending.rfind("\n") + 1
+            if end:
+                done, self._pending = self._pending[:end], self._pending[end:]
+                self.stream.write(redact(done))
+        return len(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            done, self._pending = self._pending, ""
+            if done:
+                self.stream.write(redact(done))
+        self.stream.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self.stream.errors
