@@ -22,10 +22,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from ai_eval_lsp.core.analysis import Analysis, Before, Edit, Peeked, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
+from ai_eval_lsp.core.items import Listed
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import Encoding, LineIndex, units
 from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
-from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server import names
@@ -388,13 +388,12 @@ def check_kind(at: At) -> Any:
 
 def rubric_of(analysis: Analysis) -> LoadedRubric:
     """The rubric a document holds, as the editor has it now."""
-    root = analysis.root
-    summary = analysis.summary
-    if root is None or not isinstance(root.value, dict) or not isinstance(summary, RubricSummary):
+    data, summary = analysis.value, analysis.summary
+    if not isinstance(data, dict) or not isinstance(summary, RubricSummary):
         raise NotApplicable(f"{analysis.path} is not a rubric file")
     if summary.id is None:
         raise NotApplicable(f"{analysis.path}: the rubric has no `id`")
-    return LoadedRubric(summary.id, summary.version, root.value)
+    return LoadedRubric(summary.id, summary.version, data)
 
 
 def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSummary]:
@@ -402,11 +401,10 @@ def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSum
     return index.cases.running(rubric, index.rubrics)
 
 
-def checks_of(document: DocumentQuery) -> list[Node]:
-    """The check nodes of a rubric document's last analysis."""
-    root = document.analysis.root if document.analysis else None
-    checks = root.at(("checks",)) if root is not None else None
-    return list(checks.items or []) if checks is not None else []
+def checks_of(document: DocumentQuery) -> list[Listed]:
+    """The checks of a rubric document's last analysis: each one's range and value."""
+    analysis = document.analysis
+    return analysis.listed() if analysis is not None and analysis.role == "rubric" else []
 
 
 def own_summary(document: DocumentQuery) -> RubricSummary | None:
