@@ -1,6 +1,7 @@
 """Reading requests (`Reads` routes) in a server in this process: each handler, run on a worker
 thread over its snapshot while the event loop edits the same document and reads the versions
-that follow, answers what it answers alone."""
+that follow, answers what it answers alone; and taking a snapshot never changes the session (a
+command naming a file outside every project folder adds none)."""
 
 from __future__ import annotations
 
@@ -180,3 +181,42 @@ async def test_every_reading_handler_answers_on_a_worker_thread_as_alone_while_t
     finally:
         stop.set()
     assert await reading == []
+
+
+async def test_a_command_naming_a_file_outside_every_folder_adds_none(tmp_path: Path) -> None:
+    """A read is told which folder holds a file, never makes one: the file's project is not loaded
+    for it. The command is answered from the workspace when its target decides, else told the
+    file is outside; opening the file (which makes its folder) lets it be answered."""
+    root = workspace(tmp_path / "workspace")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "ai-eval.toml").write_text("")
+    (elsewhere / "other.rubric.yaml").write_text(TONE.replace("id: tone", "id: other"))
+    outside = (elsewhere / "other.rubric.yaml").as_uri()
+    client = InProcess()
+    await client.start(root)
+    session = client.server.session
+    folders = dict(session.folders)
+
+    async def command(name: str, argument: dict[str, Any]) -> dict[str, Any]:
+        return await client.request(
+            types.WORKSPACE_EXECUTE_COMMAND, {"command": name, "arguments": [argument]}
+        )
+
+    schema = await command(names.EXPORT_SCHEMA, {"uri": outside})
+    assert schema["error"]["message"] == (
+        f"{elsewhere / 'other.rubric.yaml'} is in no project folder of the server (its workspace "
+        "folders, and those of the files open outside them); open the file or a folder holding it, "
+        "and ask again"
+    )
+    kinds = await command(names.RENDER, {"what": "kinds", "uri": outside})
+    assert kinds["error"]["message"] == schema["error"]["message"]
+    history = await command(names.HISTORY, {"target": "tone", "uri": outside})  # tone is the workspace's
+    assert history["result"]["rows"] == [] and history["result"]["runs"] == []
+    assert session.folders == folders
+
+    client.open(elsewhere / "other.rubric.yaml")  # a mutating route: it makes the file's folder
+    await client.settled()
+    assert [folder.root for folder in session.folders.values() if folder.uri not in folders] == [elsewhere]
+    schema = await command(names.EXPORT_SCHEMA, {"uri": outside})
+    assert "result" in schema and "check_regex" in schema["result"]["$defs"]

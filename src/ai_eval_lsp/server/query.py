@@ -136,6 +136,8 @@ class WorkspaceSnapshot:
     home: FolderView | None
     open: Mapping[Path, OpenText]
     client: Client
+    outside: Path | None = None
+    """The file the request names, when no project folder of the session holds it."""
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -462,9 +464,15 @@ def results_of(project: Project | None) -> ResultStore:
 def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> FolderView:
     """The project folder whose results a history or diff reads: the one whose index has the
     rubric `target` (the one holding the request's file first, when several do), else one
-    reading a site (a site's target), else the one holding the request's file, else the first."""
+    reading a site (a site's target), else the one holding the request's file, else the first.
+    A request naming a file no folder holds is told so, unless `target` decides."""
     folders, home = [f for f in workspace.folders if f.project is not None], workspace.home
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
+    if not holding and workspace.outside is not None:
+        raise NotApplicable(
+            f"{workspace.outside} is in no project folder of the server (its workspace folders, and "
+            "those of the files open outside them); open the file or a folder holding it, and ask again"
+        )
     if not holding and target is not None:  # a site's target: the projects reading a site
         holding = [f for f in folders if f.reads_site]
     holding.sort(key=lambda folder: folder is not home)

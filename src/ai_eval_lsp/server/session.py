@@ -534,13 +534,14 @@ class Session:
         )
 
     def workspace_of(
-        self, folders: Sequence[Folder], home: Folder | None, client: Client
+        self, folders: Sequence[Folder], home: Folder | None, client: Client, outside: Path | None = None
     ) -> WorkspaceSnapshot:
-        """Project folders, and the one holding the file a request names, as the request sees
-        them now: the only place a `WorkspaceSnapshot` is made."""
+        """Project folders, and the one holding the file a request names (or that file, when it
+        is `outside` them all), as the request sees them now: the only place a
+        `WorkspaceSnapshot` is made."""
         views = {folder: _view(folder) for folder in folders}
         home_view = (views.get(home) or _view(home)) if home is not None else None
-        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client)
+        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client, outside)
 
     def open_texts(self) -> Mapping[Path, OpenText]:
         texts = {doc.path: OpenText(doc.uri, doc.lines) for doc in self.documents.values() if doc.path}
