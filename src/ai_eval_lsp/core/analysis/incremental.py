@@ -305,9 +305,8 @@ def _read_node(layout: Layout, number: int, item_text: str) -> tuple[Node, list[
     limit = end_line + (not item_text.endswith(("\n", "\r")))
     if node is None or any(not line <= p.span.start.line < limit for p in reading.problems):
         return None
-    return moved_tree(
-        node, 0, layout.starts[number] - len(before)
-    ), reading.problems  # the document's offsets
+    offset = layout.starts[number] - len(before)  # from the stand-in text's offsets to the document's
+    return moved_tree(node, 0, offset), reading.problems
 
 
 def _broken(
