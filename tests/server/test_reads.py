@@ -57,8 +57,8 @@ def position(text: str, line_text: str, column: int = 0) -> types.Position:
 def reading_params(uri: str, text: str) -> dict[str, list[Any]]:
     """The params of each reading route, about checks the edits move (late in the document)."""
     document = types.TextDocumentIdentifier(uri)
-    kind = position(text, "kind: must_contain_any", 8)  # check c150's kind, below
-    kind = types.Position(kind.line + 150 * 3, kind.character)
+    c150 = position(text, "  - id: c150")
+    kind = types.Position(c150.line + 1, len("    kind: ") + 2)  # on check c150's kind
     tone = position(text, "rubric: tone", 9)
     weight = position(text, "weights: {c1: 2, sub: 1}", 18)
     here = types.Range(kind, kind)
