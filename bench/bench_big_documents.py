@@ -7,7 +7,8 @@ keystroke -> diagnostics: incremental one-character edits inside one item, debou
 while typing a quoted string character by character (every keystroke but the last leaves the
 YAML invalid). Then check ids typed in the rubric (one renamed, then a new check's), and a
 keystroke in a case of a 2,000-case file whose rubric is that rubric (1,667 `target_match`
-checks read each case's question). Completion and hover: asked right after a keystroke, with the
+checks read each case's question), and the rubric's document symbols and code lenses once a
+keystroke's diagnostics have come. Completion and hover: asked right after a keystroke, with the
 default debounce (before it would fire); then right after one more space is typed before a key
 inside a check of a 1,000-check rubric, which leaves the YAML unreadable. The full analysis:
 `analyse()` of the whole text (and its problems against the workspace), in process.
@@ -210,6 +211,28 @@ def requests_after_keystroke(
     return found
 
 
+def outline_after_keystroke(
+    server: Server, name: str, text: str, value_prefix: str, repeat: int
+) -> dict[str, list[float]]:
+    """Document symbols and code lenses (what an editor's outline and lenses ask after each edit),
+    asked once a keystroke's diagnostics have come: a character typed at the end of a line of
+    the middle item (the items after it move by offsets), then a blank line put before that line
+    (they move by lines)."""
+    uri = server.open(name, text)
+    typist = Typist(server, uri, text)
+    line = middle_line(text, value_prefix)
+    column = len(text.split("\n")[line])
+    found: dict[str, list[float]] = {}
+    for typed, after in (("x", "a character"), ("\n", "a new line")):
+        for i in range(repeat):
+            typist.type(line, column + i if typed == "x" else 0, typed)
+            for method, what in (("documentSymbol", "document symbols"), ("codeLens", "code lenses")):
+                found.setdefault(f"{what} after {after}", []).append(
+                    server.timed(f"textDocument/{method}", {"textDocument": {"uri": uri}})
+                )
+    return found
+
+
 def first_diagnostics(workspace: Path, name: str, label: str, text: str, before: str) -> None:
     """A folder of its own, so neither the server nor `check` reads the other documents; each
     build in turn (`builds`)."""
@@ -364,7 +387,11 @@ def main() -> None:
             for what, samples in found.items():
                 rows.append((label, f"keystroke -> diagnostics ({what})", *percentiles(samples), full))
             print(f"  ({label}: {len(text) / 1e6:.1f} MB measured)", flush=True)
-        label = "rubric, 10,000 checks"
+        label, name, _, text, prefix = documents[0]
+        for what, samples in outline_after_keystroke(
+            debounce_off, "o-" + name, text, prefix, args.repeat
+        ).items():
+            rows.append((label, what, *percentiles(samples), float("nan")))
         ids = big.replace("id: big\n", "id: ids\n", 1)
         full = full_analysis_ms(rules, "rubric", ids)
         for what, samples in id_keystrokes(debounce_off, "ids.rubric.yaml", ids, args.repeat).items():

@@ -126,13 +126,16 @@ def full_at(full: Analysis) -> Any:
 
 
 def assert_same(incremental: Analysis, full: Analysis) -> None:
-    # Before anything reads the whole tree (which moves every item's nodes): one item moved.
     assert under_cursors(incremental.text, incremental.at) == under_cursors(full.text, full_at(full))
     assert [(p.code, p.message, p.span, p.data, p.related) for p in incremental.problems] == [
         (p.code, p.message, p.span, p.data, p.related) for p in full.problems
     ]
     assert incremental.summary == full.summary
     assert list(shape(incremental.root)) == list(shape(full.root))
+    # The checks or cases alone, as the outline, lenses and definitions read them.
+    assert incremental.listed() == full.listed()
+    numbers = range(-1, len(full.listed()) + 1)
+    assert [list(shape(incremental.item(n))) for n in numbers] == [list(shape(full.item(n))) for n in numbers]
 
 
 edit_steps = st.lists(

@@ -1,13 +1,14 @@
 """The server's state rule (ARCHITECTURE.md, "The server"), checked from the routing table and the
 handlers themselves, so that it cannot drift from the code: a reading handler is given a snapshot
-(immutable, holding nothing of the session) and the request's params, and its module cannot reach
-the session or the server; a mutating handler is given the server; nothing is registered but the
+(immutable, holding nothing of the session, and only immutable values of the core) and the
+request's params, and its module cannot reach the session or the server; a mutating handler is given the server; nothing is registered but the
 table; and state is the session's: no other module keeps or writes any."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import enum
 import inspect
 import typing
 from collections.abc import Iterator, MutableMapping, MutableSequence, MutableSet
@@ -17,6 +18,12 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.cursor import At
+from ai_eval_lsp.core.items import Found, Item, Layout
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.workspace import CasesIndex, RubricIndex, RubricSummary, WorkspaceIndex
+from ai_eval_lsp.core.yamltree import Entry, Node
 from ai_eval_lsp.server import create_server, query, session
 from ai_eval_lsp.server.dispatch import Argument, Mutates, Reads, Route
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
@@ -127,14 +134,18 @@ def classes_in(annotation: Any) -> Iterator[type]:
         yield from classes_in(argument)
 
 
+def frozen(kind: type) -> bool:
+    return dataclasses.is_dataclass(kind) and bool(kind.__dataclass_params__.frozen)  # type: ignore[attr-defined]
+
+
 def snapshot_faults(snapshot: type, seen: set[type]) -> list[str]:
     """What makes a snapshot type other than an immutable value holding nothing of the session:
     a field that can change, or that names the session's (or its owner's) classes, in it or in
-    the values of ours it holds."""
+    the values of ours it holds (the core's, `core_faults`)."""
     if snapshot in seen:
         return []
     seen.add(snapshot)
-    if not dataclasses.is_dataclass(snapshot) or not snapshot.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+    if not frozen(snapshot):
         return [f"{snapshot.__name__} is not a frozen dataclass"]
     faults = []
     # the session's names too: a snapshot may name them for type checking only
@@ -144,9 +155,35 @@ def snapshot_faults(snapshot: type, seen: set[type]) -> list[str]:
                 faults.append(f"{snapshot.__name__}.{name} holds a {kind.__name__}")
             elif kind.__module__.startswith("ai_eval_lsp.server") and dataclasses.is_dataclass(kind):
                 faults += snapshot_faults(kind, seen)
+            elif kind.__module__.startswith("ai_eval_lsp.core"):
+                faults += core_faults(kind, seen)
             elif kind in (dict, list, set) or issubclass(kind, MutableMapping | MutableSequence | MutableSet):
                 faults.append(f"{snapshot.__name__}.{name} is a {kind.__name__}, which can change")
     return faults
+
+
+MADE_ONCE = (Node, Entry, LineIndex, RubricIndex, CasesIndex)
+"""The core's values that are no frozen dataclasses (a node per value of a document, made fast;
+indexes copied on change): nothing changes them once made, which
+`tests/core/test_immutable_analysis.py` checks of an analysis after every read of it."""
+
+
+def core_faults(kind: type, seen: set[type]) -> list[str]:
+    """What makes a value of the core that a snapshot holds (an analysis, its items, a summary,
+    an index) other than immutable: a class neither a frozen dataclass nor made once (a memo, a
+    cache, a value set after it is made), in it or in what its fields hold."""
+    if kind in seen or kind in MADE_ONCE or issubclass(kind, tuple | enum.Enum):
+        return []
+    seen.add(kind)
+    if not frozen(kind):
+        return [f"{kind.__module__}.{kind.__qualname__} is not a frozen dataclass"]
+    return [
+        fault
+        for annotation in typing.get_type_hints(kind).values()
+        for held in classes_in(annotation)
+        if held.__module__.startswith("ai_eval_lsp.core")
+        for fault in core_faults(held, seen)
+    ]
 
 
 def named(annotation: Any) -> str:
@@ -210,6 +247,7 @@ def test_snapshots_are_values_holding_nothing_of_the_session() -> None:
     faults = [fault for snapshot in SNAPSHOTS for fault in snapshot_faults(snapshot, seen)]
     assert not faults, "\n".join(faults)
     assert {query.Client, query.OpenText, query.Since, query.FolderView} <= seen  # what they hold was checked
+    assert {Analysis, Layout, Item, Found, At, RubricSummary, WorkspaceIndex} <= seen  # and the core's values
 
 
 def test_the_table_is_the_only_registration() -> None:

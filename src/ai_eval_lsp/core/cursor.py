@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +26,14 @@ def _inside(node: Node, line: int, column: int) -> bool:
     return (node.line, node.column) <= (line, column) <= (node.end_line, node.end_column)
 
 
-def locate(root: Node, line: int, column: int, item: tuple[Node, int] | None = None) -> At | None:
-    """The innermost key or scalar value at (line, code-point column). `item`: a list and the
-    index of its item that holds the line, when the caller knows it (the list is not searched)."""
+ItemAt = Callable[[Node, int, int], tuple[int, Node | None] | None]
+"""For a list and a cursor, when the list's items are placed apart (an analysis's checks or
+cases: `Layout.item_at`), the index of its last item that starts at or before the cursor and
+that item, placed; None to search the list itself."""
+
+
+def locate(root: Node, line: int, column: int, item_at: ItemAt | None = None) -> At | None:
+    """The innermost key or scalar value at (line, code-point column)."""
     node: Node = root
     path: tuple[str | int, ...] = ()
     key: Node | None = None
@@ -46,14 +52,16 @@ def locate(root: Node, line: int, column: int, item: tuple[Node, int] | None = N
                 return found
         elif node.items is not None:
             # Items are in document order: find the last that starts at or before the cursor.
-            index = (
-                item[1]
-                if item is not None and node is item[0]
-                else bisect_right(node.items, (line, column), key=lambda each: (each.line, each.column)) - 1
-            )
-            if index < 0 or not _inside(node.items[index], line, column):
+            placed = item_at(node, line, column) if item_at is not None else None
+            if placed is None:
+                index = (
+                    bisect_right(node.items, (line, column), key=lambda each: (each.line, each.column)) - 1
+                )
+                placed = index, node.items[index] if index >= 0 else None
+            index, child = placed
+            if child is None or not _inside(child, line, column):
                 return found
-            node, path, key = node.items[index], (*path, index), None
+            node, path, key = child, (*path, index), None
             if len(path) == 2:
                 within = node.value
             found = At(path, node, key, False, within)

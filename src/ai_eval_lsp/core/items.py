@@ -12,9 +12,10 @@ Lines and columns so come out as in the whole document; offsets differ by a cons
 document's result is then put together again from the items' results: the same problems, in the
 same order, as a full analysis of the new text gives (`tests/core/test_incremental.py` compares them).
 
-An item's nodes are shared by the analyses that follow, and are moved (in place) to where the
-analysis that reads its tree has them: `Layout.place`. Only one thread reads a document's
-trees at a time (the server's event loop); the worker threads read the items' results only.
+An item is never changed once read: its nodes, shared by the analyses that follow, keep the
+positions of the text it was read in, and each analysis places an item where its own text has it
+as it is read (`Layout.placed`: the item's own nodes, or a moved copy), never in place; reading an
+analysis so changes nothing, on any thread.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.lints import CheckId
@@ -31,7 +32,8 @@ from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
-from ai_eval_lsp.core.yamltree import Node, ParseResult
+from ai_eval_lsp.core.yamlnodes import moved_tree
+from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
 
 CONTAINERS: dict[Role, str] = {"rubric": "checks", "cases": "cases"}
 
@@ -89,9 +91,9 @@ def _moved_facts(facts: Facts, lines: int) -> Facts:
     return None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Found:
-    """What was found in one item, at the positions it was read at (set once, when read)."""
+    """What was found in one item, at the positions of the text it was read in."""
 
     parsed: Sequence[Problem]
     schema: Sequence[Problem]
@@ -112,19 +114,17 @@ class Found:
         )
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Item:
-    """One check or case as it was read: its node and what was found in it, for its text starting
-    at `line` and offset `index`."""
+    """One check or case as it was read: its node, at the positions of the text it was read in
+    (the item's text starting at `line` and offset `index`), and what was found in it, for its
+    text starting at `found_line` (moved there by the analysis that moved its lines)."""
 
     node: Node
     line: int
     index: int
     found: Found
-    placed: tuple[int, int]
-    """Where its nodes are now (the line and offset of the item's start), see `Layout.place`."""
-    _nodes: list[Node] | None = None
-    _moved: tuple[int, Found] | None = None
+    found_line: int
 
     @property
     def numbered(self) -> bool:
@@ -133,40 +133,33 @@ class Item:
 
     def found_at(self, line: int) -> Found:
         """What was found in it, for its text starting at `line`."""
-        if line == self.line:
-            return self.found
-        if self._moved is None or self._moved[0] != line:
-            self._moved = (line, self.found.moved(line - self.line))
-        return self._moved[1]
+        return self.found if line == self.found_line else self.found.moved(line - self.found_line)
 
-    def place(self, line: int, index: int) -> None:
-        lines, offset = line - self.placed[0], index - self.placed[1]
-        if not lines and not offset:
-            return
-        if self._nodes is None:
-            self._nodes = list(_nodes_of(self.node))
-        if lines:
-            for node in self._nodes:
-                node.line += lines
-                node.end_line += lines
-        for node in self._nodes:  # typing moves offsets alone: the cheaper loop
-            node.start_index += offset
-            node.end_index += offset
-        self.placed = (line, index)
+    def found_moved(self, line: int) -> Item:
+        """This item with what was found in it moved to `line` (its nodes as they are): kept by
+        the analyses after the one that moved it, whose problems are then the same objects."""
+        if line == self.found_line:
+            return self
+        return Item(self.node, self.line, self.index, self.found_at(line), line)
 
 
-def _nodes_of(root: Node) -> Iterator[Node]:
-    """Every node of a tree once (an alias's node shares its target's children: none here)."""
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        yield node
-        if node.entries is not None:
-            for entry in node.entries.values():
-                yield entry.key
-                pending.append(entry.value)
-        elif node.items is not None:
-            pending.extend(node.items)
+class Listed(NamedTuple):
+    """A check or case: where an analysis's text has it (as its node says), and its value."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    value: Any
+
+    @staticmethod
+    def of(node: Node, lines: int = 0) -> Listed:
+        """A node's, `lines` down."""
+        return Listed(node.line + lines, node.column, node.end_line + lines, node.end_column, node.value)
+
+    @property
+    def span(self) -> Span:
+        return Span.of(self.line, self.column, self.end_line, self.end_column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,10 +239,46 @@ class Layout:
             return None
         return number
 
-    def place(self) -> None:
-        """Move the items' shared nodes to where this analysis has them."""
-        for item, line, index in zip(self.items, self.lines, self.starts, strict=True):
-            item.place(line, index)
+    def placed(self, number: int) -> Node:
+        """Item `number`'s node where this analysis has it: the item's own, or a moved copy."""
+        item = self.items[number]
+        lines, offset = self.lines[number] - item.line, self.starts[number] - item.index
+        return moved_tree(item.node, lines, offset) if lines or offset else item.node
+
+    def item_at(self, sequence: Node, line: int, column: int) -> tuple[int, Node | None] | None:
+        """For `locate`: when `sequence` is this analysis's list of items, the last item that
+        starts at or before a cursor, by number, placed (None before the first); else None."""
+        entry = self.root.get(self.container)
+        if entry is None or entry.value is not sequence:
+            return None
+        items, lines = self.items, self.lines
+        number = (
+            bisect_right(range(len(items)), (line, column), key=lambda n: (lines[n], items[n].node.column))
+            - 1
+        )
+        return number, self.placed(number) if number >= 0 else None
+
+    def listed(self) -> list[Listed]:
+        """Each item's range where this analysis has it, and its value (no node is copied)."""
+        return [
+            Listed.of(item.node, line - item.line) for item, line in zip(self.items, self.lines, strict=True)
+        ]
+
+    def placed_root(self) -> Node:
+        """`root` with every item where this analysis has it: those an edit moved, copies."""
+        placed = [self.placed(number) for number in range(len(self.items))]
+        root = self.root
+        if all(node is item.node for node, item in zip(placed, self.items, strict=True)):
+            return root
+        assert root.entries is not None
+        entries = dict(root.entries)
+        entry = entries[self.container]
+        sequence = moved_ends(entry.value, 0, 0, None)
+        sequence.items = placed
+        entries[self.container] = Entry(entry.key, sequence)
+        copied = moved_ends(root, 0, 0, None)
+        copied.entries = entries
+        return copied
 
     def found(self) -> Iterator[Found]:
         """What was found in each item, where this analysis has it."""
@@ -314,12 +343,12 @@ def layout_of(
             inside[number] = (*inside[number], problem)
         else:
             top_parsed.append(problem)
-    items = []
-    for node, line, start, item_found, item_parsed in zip(
-        sequence.items or [], lines, starts, found, inside, strict=True
-    ):
-        item_found.parsed = item_parsed
-        items.append(Item(node, line, start, item_found, (line, start)))
+    items = [
+        Item(node, line, start, replace(item_found, parsed=item_parsed) if item_parsed else item_found, line)
+        for node, line, start, item_found, item_parsed in zip(
+            sequence.items or [], lines, starts, found, inside, strict=True
+        )
+    ]
     return Layout(
         role,
         frame,
@@ -388,3 +417,22 @@ class Lines(Sequence[str]):
 
 def flatten(lists: Iterable[Sequence[Any]]) -> list[Any]:
     return [value for values in lists for value in values]
+
+
+def moved_ends(
+    node: Node,
+    lines: int,
+    offset: int,
+    ends: tuple[int, int, int] | None,
+    starts: tuple[int, int, int] | None = None,
+) -> Node:
+    """A copy of a node holding the same children, its end moved, or put at `ends` (and its start
+    at `starts`)."""
+    copied = Node(
+        node.value,
+        *(starts or (node.line, node.column, node.start_index)),
+        *(ends or (node.end_line + lines, node.end_column, node.end_index + offset)),
+        node.style,
+    )
+    copied.entries, copied.items = node.entries, node.items
+    return copied

@@ -435,12 +435,12 @@ class _Questioned:
 
 
 class Kept:
-    """What a document's problems against the workspace were made of last, kept by its analyses
-    one after the other (on the thread that asks for their problems): a cases file's questions
-    as checked against its rubric's sources, by question (the value its analyses share for
-    every case an edit did not touch), so that a keystroke in one case re-resolves that case and
-    an edited `source` that path in each case; a rubric's composites' problems, so that what did
-    not change is not made (nor sent) again."""
+    """What a document's problems against the workspace were made of last, kept between its
+    analyses by whoever asks for them (the server's `OpenDocument`, on the loop): a cases file's
+    questions as checked against its rubric's sources, by question (the value its analyses share
+    for every case an edit did not touch), so that a keystroke in one case re-resolves that case
+    and an edited `source` that path in each case; a rubric's composites' problems, so that what
+    did not change is not made (nor sent) again."""
 
     __slots__ = ("by_composite", "by_question")
 

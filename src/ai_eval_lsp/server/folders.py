@@ -14,6 +14,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,6 +56,18 @@ class Host(Reporting, Protocol):
     def notify(self, method: str, params: Any) -> None: ...
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None: ...
     def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """Where the project folder of a file is, or would be: its key in the session's folders, its
+    root, whether that is a `rubrics` folder, and the workspace folder holding it (None: the file
+    is outside every one)."""
+
+    key: str
+    root: Path
+    rubrics_folder: bool
+    workspace: WorkspaceFolder | None
 
 
 class Folders:
@@ -144,26 +157,35 @@ class Folders:
                 self.server.spawn(self.load(folder))
         return folder
 
-    def loose(self, path: Path | None, settings: Settings) -> Folder:
-        """The folder of a document outside every workspace folder: its project root's."""
-        root = project_root(path) if path is not None else None
-        folder_root = root.folder if root is not None else Path.cwd()
-        key = LOOSE + uri_of(folder_root)
-        folder = self.session.folders.get(key)
+    def folder_of(self, path: Path) -> Folder | None:
+        """The project folder a file belongs to, if the session has one: the folder of its
+        project root (what opening it would give), else the walked folder whose index holds it.
+        What a read asks: it changes nothing."""
+        return self.session.folders.get(self._home(path).key) or self.session.walked_folder_of(path)
+
+    def home_of(self, path: Path | None, settings: Settings) -> Folder:
+        """The project folder a file belongs to, its project root's, made and loaded when the
+        session has none (outside the workspace: a folder of its own, never walked). What
+        opening a document or running a file does; a read asks `folder_of`."""
+        home = self._home(path)
+        if home.workspace is not None:
+            return self._project_folder(home.root, home.rubrics_folder, home.workspace)
+        folder = self.session.folders.get(home.key)
         if folder is None:
-            rubrics_folder = root is not None and root.rubrics_folder
-            folder = Folder(folder_root, key, settings=settings, rubrics_folder=rubrics_folder)
+            folder = Folder(home.root, home.key, settings=settings, rubrics_folder=home.rubrics_folder)
             self.session.add_folder(folder)
             self.server.spawn(self.load(folder))
         return folder
 
-    def home_of(self, path: Path | None, settings: Settings) -> Folder:
-        """The project folder a file belongs to: its project root's, inside the workspace."""
+    def _home(self, path: Path | None) -> Home:
+        """Where the project folder of a file is, or would be."""
         workspace = self.session.workspace_folder_of(path) if path is not None else None
         if path is None or workspace is None:
-            return self.loose(path, settings)
+            root = project_root(path) if path is not None else None
+            folder = root.folder if root is not None else Path.cwd()
+            return Home(LOOSE + uri_of(folder), folder, root is not None and root.rubrics_folder, None)
         root = project_root(path, fallback=workspace.root)
-        return self._project_folder(root.folder, root.rubrics_folder, workspace)
+        return Home(uri_of(root.folder), root.folder, root.rubrics_folder, workspace)
 
     def rehome(self) -> None:
         """Each open document moves to the folder it belongs to now."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.refs import format_ref, parse_ref
 from ai_eval_lsp.core.workspace import CasesSummary, case_name
-from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.server import query
 
 
@@ -17,37 +17,38 @@ def document_symbols(
 ) -> list[types.DocumentSymbol]:
     """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
     editor's test explorer lists)."""
-    summary = document.analysis.summary if document.analysis else None
-    root = document.analysis.root if document.analysis else None
-    if summary is None or root is None or root.entries is None:
+    analysis = document.analysis
+    root = analysis.tree if analysis is not None else None  # its top level is where the text has it
+    if analysis is None or root is None or root.entries is None:
         return []
+    summary = analysis.summary
 
     def symbol(
-        name: str, detail: str, kind: types.SymbolKind, node: Node, children: list[types.DocumentSymbol]
+        name: str, detail: str, kind: types.SymbolKind, span: Span, children: list[types.DocumentSymbol]
     ) -> types.DocumentSymbol:
-        where = query.to_range(document, node.span)
+        where = query.to_range(document, span)
         return types.DocumentSymbol(
             name=name or "?", kind=kind, range=where, selection_range=where, detail=detail, children=children
         )
 
     if isinstance(summary, CasesSummary):
-        cases = root.at(("cases",))
         return [
-            symbol(case_name(number, case.value), _expect(case.value), types.SymbolKind.Event, case, [])
-            for number, case in enumerate(cases.items or [] if cases else [])
+            symbol(case_name(number, case.value), _expect(case.value), types.SymbolKind.Event, case.span, [])
+            for number, case in enumerate(analysis.listed())
         ]
-    checks = root.at(("checks",))
     children = []
-    for index, check in enumerate(checks.items or [] if checks else []):
+    for index, check in enumerate(analysis.listed()):
         value = check.value if isinstance(check.value, dict) else {}
         name = str(value.get("id") or f"checks[{index}]")
-        children.append(symbol(name, str(value.get("kind", "")), types.SymbolKind.Field, check, []))
+        children.append(symbol(name, str(value.get("kind", "")), types.SymbolKind.Field, check.span, []))
     scoring = root.get("scoring")
     if scoring is not None:
         combine = scoring.value.value.get("combine") if isinstance(scoring.value.value, dict) else None
-        children.append(symbol("scoring", str(combine or ""), types.SymbolKind.Object, scoring.value, []))
+        children.append(
+            symbol("scoring", str(combine or ""), types.SymbolKind.Object, scoring.value.span, [])
+        )
     detail = f"version {summary.version}" if summary.version else ""
-    return [symbol(summary.id or "rubric", detail, types.SymbolKind.Module, root, children)]
+    return [symbol(summary.id or "rubric", detail, types.SymbolKind.Module, root.span, children)]
 
 
 def _expect(case: object) -> str:
@@ -93,13 +94,14 @@ def definition(document: query.DocumentQuery, params: types.DefinitionParams) ->
     target, path = query.rubric_named_at(document, params.position)
     if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
         return query.location(document, document.root, document.index, target.path, target.id_span)
-    root = document.analysis.root if document.analysis else None
-    if len(path) == 3 and path[:2] == ("scoring", "weights") and root is not None:
-        checks = root.at(("checks",))
-        for check in checks.items or [] if checks else []:
-            entry = check.get("id")
-            if entry is not None and entry.value.value == path[2]:
-                return types.Location(document.uri, query.to_range(document, entry.value.span))
+    analysis = document.analysis
+    if len(path) == 3 and path[:2] == ("scoring", "weights") and analysis is not None:
+        for number, check in enumerate(query.checks_of(document)):
+            if isinstance(check.value, dict) and check.value.get("id") == path[2]:
+                placed = analysis.item(number)
+                entry = placed.get("id") if placed is not None else None
+                if entry is not None:
+                    return types.Location(document.uri, query.to_range(document, entry.value.span))
     return None
 
 

@@ -22,10 +22,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from ai_eval_lsp.core.analysis import Analysis, Before, Edit, Peeked, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
+from ai_eval_lsp.core.items import Listed
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import Encoding, LineIndex, units
 from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
-from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.drupal.secrets import redact_json
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
@@ -137,6 +137,8 @@ class WorkspaceSnapshot:
     home: FolderView | None
     open: Mapping[Path, OpenText]
     client: Client
+    outside: Path | None = None
+    """The file the request names, when no project folder of the session holds it."""
 
 
 def project_of(document: DocumentQuery) -> Project:
@@ -389,13 +391,12 @@ def check_kind(at: At) -> Any:
 
 def rubric_of(analysis: Analysis) -> LoadedRubric:
     """The rubric a document holds, as the editor has it now."""
-    root = analysis.root
-    summary = analysis.summary
-    if root is None or not isinstance(root.value, dict) or not isinstance(summary, RubricSummary):
+    data, summary = analysis.value, analysis.summary
+    if not isinstance(data, dict) or not isinstance(summary, RubricSummary):
         raise NotApplicable(f"{analysis.path} is not a rubric file")
     if summary.id is None:
         raise NotApplicable(f"{analysis.path}: the rubric has no `id`")
-    return LoadedRubric(summary.id, summary.version, root.value)
+    return LoadedRubric(summary.id, summary.version, data)
 
 
 def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSummary]:
@@ -403,11 +404,10 @@ def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSum
     return index.cases.running(rubric, index.rubrics)
 
 
-def checks_of(document: DocumentQuery) -> list[Node]:
-    """The check nodes of a rubric document's last analysis."""
-    root = document.analysis.root if document.analysis else None
-    checks = root.at(("checks",)) if root is not None else None
-    return list(checks.items or []) if checks is not None else []
+def checks_of(document: DocumentQuery) -> list[Listed]:
+    """The checks of a rubric document's last analysis: each one's range and value."""
+    analysis = document.analysis
+    return analysis.listed() if analysis is not None and analysis.role == "rubric" else []
 
 
 def own_summary(document: DocumentQuery) -> RubricSummary | None:
@@ -465,9 +465,15 @@ def results_of(project: Project | None) -> ResultStore:
 def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> FolderView:
     """The project folder whose results a history or diff reads: the one whose index has the
     rubric `target` (the one holding the request's file first, when several do), else one
-    reading a site (a site's target), else the one holding the request's file, else the first."""
+    reading a site (a site's target), else the one holding the request's file, else the first.
+    A request naming a file no folder holds is told so, unless `target` decides."""
     folders, home = [f for f in workspace.folders if f.project is not None], workspace.home
     holding = [f for f in folders if target is not None and f.index.rubrics.with_id(target)]
+    if not holding and workspace.outside is not None:
+        raise NotApplicable(
+            f"{workspace.outside} is in no project folder of the server (its workspace folders, and "
+            "those of the files open outside them); open the file or a folder holding it, and ask again"
+        )
     if not holding and target is not None:  # a site's target: the projects reading a site
         holding = [f for f in folders if f.reads_site]
     holding.sort(key=lambda folder: folder is not home)

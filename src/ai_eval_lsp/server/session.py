@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
+from ai_eval_lsp.core.lints import Kept
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.workspace import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
@@ -160,6 +161,8 @@ class OpenDocument:
     readable: tuple[Analysis, list[Edit]] | None = None
     """While its analyses read no tree (a keystroke broke its YAML): the last that did, and the
     edits since, for completion and hover (`analysis.before_broken`)."""
+    kept: Kept = field(default_factory=Kept)
+    """What its problems against its folder's rubrics were made of last (`Analysis.problems_in`)."""
 
     @property
     def text(self) -> str:
@@ -541,13 +544,14 @@ class Session:
         )
 
     def workspace_of(
-        self, folders: Sequence[Folder], home: Folder | None, client: Client
+        self, folders: Sequence[Folder], home: Folder | None, client: Client, outside: Path | None = None
     ) -> WorkspaceSnapshot:
-        """Project folders, and the one holding the file a request names, as the request sees
-        them now: the only place a `WorkspaceSnapshot` is made."""
+        """Project folders, and the one holding the file a request names (or that file, when it
+        is `outside` them all), as the request sees them now: the only place a
+        `WorkspaceSnapshot` is made."""
         views = {folder: _view(folder) for folder in folders}
         home_view = (views.get(home) or _view(home)) if home is not None else None
-        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client)
+        return WorkspaceSnapshot(tuple(views.values()), home_view, self.open_texts(), client, outside)
 
     def open_texts(self) -> Mapping[Path, OpenText]:
         texts = {doc.path: OpenText(doc.uri, doc.lines) for doc in self.documents.values() if doc.path}
@@ -610,7 +614,7 @@ class Session:
         """Every problem of a document as its folder's index is now."""
         if document.analysis is None:
             return []
-        return document.analysis.problems_in(document.folder.rubrics_for_lints)
+        return document.analysis.problems_in(document.folder.rubrics_for_lints, document.kept)
 
 
 def _view(folder: Folder) -> FolderView:

@@ -86,14 +86,16 @@ async def whole_workspace(server: AiEvalServer, params: Any) -> WorkspaceSnapsho
 
 async def loaded_workspace(server: AiEvalServer, argument: dict[str, Any]) -> WorkspaceSnapshot:
     """Every project folder once loaded and indexed, and the one holding the argument's `uri`
-    (what a command about stored runs or the schema reads)."""
+    (what a command about stored runs or the schema reads). A file in none of them stays
+    outside: a read adds no folder (`folders.folder_of`)."""
     uri = argument.get("uri")
     path = path_of(uri) if isinstance(uri, str) else None
-    home = server.folders.home_of(path.resolve(), server.session.settings) if path is not None else None
     folders = await loaded(server)
-    if home is not None:
-        await home.ready.wait()
-    return server.session.workspace_of(folders, home, server.client)
+    home = server.folders.folder_of(path.resolve()) if path is not None else None
+    if home not in folders:
+        home = None
+    outside = path if path is not None and home is None else None
+    return server.session.workspace_of(folders, home, server.client, outside)
 
 
 # --- what mutating handlers wait for -------------------------------------------------------------

@@ -5,14 +5,14 @@ other files of the workspace are computed from summaries, on top, for whatever i
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from ai_eval_lsp.core.analysis.shared import SHARED_FROM, Readings
 from ai_eval_lsp.core.cursor import At, locate
-from ai_eval_lsp.core.items import Found, Layout, flatten, layout_of
+from ai_eval_lsp.core.items import CONTAINERS, Found, Layout, Listed, flatten, layout_of
 from ai_eval_lsp.core.lints import (
     Dispatch,
     Kept,
@@ -59,55 +59,67 @@ class Rules:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Analysis:
-    """A rubric or cases file's tree, its summary, and the problems found in it alone."""
+    """A rubric or cases file's tree, its summary, and the problems found in it alone. Nothing
+    reading it changes it: an item an edit did not touch is shared with the analyses before, and
+    placed where this text has it as it is read (`core/items.py`)."""
 
     role: Role
     path: str
     text: str
     tree: Node | None
-    """The tree as read; `root` is the same tree with every node where this text has it."""
+    """The tree as read: its top level where this text has it, its checks or cases where the text
+    each was read in had it (`root`, `at`, `item` and `listed` place them where this one does)."""
     summary: Summary
     problems: list[Problem]
     layout: Layout | None = None
     """Its items, for `update`; None when an edit must read the document whole."""
-    kept: Kept = field(default_factory=Kept)
-    """What its problems against the workspace were made of, kept by the analyses after it."""
+
+    @property
+    def value(self) -> Any:
+        """The document as plain data (None when it did not read)."""
+        return self.tree.value if self.tree is not None else None
 
     @property
     def root(self) -> Node | None:
-        """The tree, its nodes at the positions of this analysis's text (see `Layout.place`)."""
+        """The tree with every node where this text has it: the checks or cases an edit moved
+        are copies, moved (after an edit near the top, most of the tree: `at`, `item` and
+        `listed` read what they need alone)."""
         if self.layout is not None and self.tree is not None:
-            self.layout.place()
+            return self.layout.placed_root()
         return self.tree
 
     def at(self, line: int, column: int) -> At | None:
-        """What is under a cursor: `locate` on the tree, moving only the item under it (hover
-        right after a keystroke in a 10,000-check rubric need not move the others)."""
-        layout, tree = self.layout, self.tree
-        if (
-            layout is None
-            or tree is None
-            or tree.entries is None
-            or not layout.lines[0] <= line < layout.end_line
-        ):
-            root = self.root
-            return locate(root, line, column) if root is not None else None
-        number = bisect_right(layout.lines, line) - 1
-        layout.items[number].place(layout.lines[number], layout.starts[number])
-        node = layout.items[number].node
-        if (line, column) < (node.line, node.column) and number > 0:  # on its `- `: as `locate` does
-            number -= 1
-            layout.items[number].place(layout.lines[number], layout.starts[number])
-        return locate(tree, line, column, (tree.entries[layout.container].value, number))
+        """What is under a cursor: `locate` on the tree, placing only the check or case under it
+        (hover right after a keystroke in a 10,000-check rubric places none of the others)."""
+        if self.tree is None:
+            return None
+        return locate(self.tree, line, column, self.layout.item_at if self.layout is not None else None)
 
-    def problems_in(self, rubrics: RubricIndex | None) -> list[Problem]:
-        """Its problems with those against the workspace's rubrics (None: own problems only)."""
+    def item(self, number: int) -> Node | None:
+        """Check or case `number`, where this text has it."""
+        if self.tree is None:
+            return None
+        if self.layout is None:
+            return self.tree.at((CONTAINERS[self.role], number))
+        return self.layout.placed(number) if 0 <= number < len(self.layout.items) else None
+
+    def listed(self) -> list[Listed]:
+        """The checks or cases, each with its range where this text has it and its value."""
+        if self.layout is not None and self.tree is not None:
+            return self.layout.listed()
+        items = self.tree.at((CONTAINERS[self.role],)) if self.tree is not None else None
+        return [Listed.of(node) for node in (items.items or [] if items is not None else [])]
+
+    def problems_in(self, rubrics: RubricIndex | None, kept: Kept | None = None) -> list[Problem]:
+        """Its problems with those against the workspace's rubrics (None: own problems only);
+        `kept`: what they were made of for this document's analyses before (its owner's, which
+        this updates), so what did not change is not made again."""
         if rubrics is None:
             return self.problems
         if isinstance(self.summary, CasesSummary):
-            across = lint_cases_workspace(self.summary, rubrics, self.kept)
+            across = lint_cases_workspace(self.summary, rubrics, kept)
         else:
-            across = lint_workspace(self.summary, rubrics, self.kept)
+            across = lint_workspace(self.summary, rubrics, kept)
         return sorted(self.problems + across, key=Problem.sort_key) if across else self.problems
 
 
@@ -186,14 +198,16 @@ def analyse_cases(
     return analyse("cases", path, text, rules, decode_problems)
 
 
-def item_found(role: Role, number: int, item: Node, text: str, rules: Rules) -> Found:
-    """What one check or case holds (its parser problems are added by the caller)."""
+def item_found(
+    role: Role, number: int, item: Node, text: str, rules: Rules, parsed: Sequence[Problem] = ()
+) -> Found:
+    """What one check or case holds, with the parser's problems in it (`parsed`)."""
     # Most items have no problem: one empty tuple stands for all their empty lists.
     if role == "cases":
         schema = rules.cases_validator.item_problems(number, item, text) or ()
-        return Found((), schema, (), None, case_summary(number, item))
+        return Found(parsed, schema, (), None, case_summary(number, item))
     return Found(
-        (),
+        parsed,
         rules.validator.item_problems(number, item, text) or (),
         check_lints(number, item, text, rules.validator.kinds, rules.dispatch) or (),
         check_id(item),

@@ -24,6 +24,7 @@ from ai_eval_lsp.core.items import (
     flatten,
     item_head,
     item_of,
+    moved_ends,
 )
 from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
@@ -63,14 +64,12 @@ def update(previous: Analysis, edits: Sequence[Edit], rules: Rules, lines: LineI
     """The analysis of `lines.text`, which is `previous.text` with `edits` applied in order: the
     same as `analyse` gives, at the cost of the one item the edits stay inside, if they do.
 
-    Takes `previous`'s items over: its tree is read again only through `root`."""
+    Shares `previous`'s items, and changes nothing of it."""
     text = lines.text
-    found = None
+    analysis = None
     if edits and previous.layout is not None:
-        found = _item_update(previous, merged(edits, text), rules, lines)
-    if found is None:
-        found = analyse(previous.role, previous.path, text, rules)
-    return replace(found, kept=previous.kept)
+        analysis = _item_update(previous, merged(edits, text), rules, lines)
+    return analysis or analyse(previous.role, previous.path, text, rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +100,7 @@ def at_after(
     read = _read_node(layout, number, item_text)
     if not isinstance(read, tuple):
         return None  # the document may not read at all now
-    node, first = read[0].node, layout.lines[number]
+    node, first = read[0], layout.lines[number]
     # The last item of a list that ends the text may end inside its last line.
     after = first + breaks(item_text) + (not item_text.endswith(("\n", "\r")))
     if line < first:  # before the item: as it was, if it ends before the edit
@@ -179,7 +178,7 @@ def at_before(
         """A copy of a node at its place in `lines.text` (what it holds is shared, unmoved)."""
         start, end = _after_edit(node.start_index, edit, True), _after_edit(node.end_index, edit, False)
         first, last = (bisect_right(lines.starts, offset) - 1 for offset in (start, end))
-        return _moved_ends(
+        return moved_ends(
             node, 0, 0, (last, end - lines.starts[last], end), (first, start - lines.starts[first], start)
         )
 
@@ -284,15 +283,14 @@ def _read_item(
     read = _read_node(layout, number, item_text)
     if not isinstance(read, tuple):
         return read
-    item, parsed = read
-    item.found = item_found(layout.role, number, item.node, text, rules)
-    item.found.parsed = parsed
-    return item
+    node, parsed = read
+    line, start = layout.lines[number], layout.starts[number]
+    return Item(node, line, start, item_found(layout.role, number, node, text, rules, parsed), line)
 
 
-def _read_node(layout: Layout, number: int, item_text: str) -> tuple[Item, list[Problem]] | Exception | None:
-    """Item `number`'s tree read from its text alone, placed where the document has it (nothing
-    found in it yet), with the parser's problems; or as `_read_item` says."""
+def _read_node(layout: Layout, number: int, item_text: str) -> tuple[Node, list[Problem]] | Exception | None:
+    """Item `number`'s tree read from its text alone, where the document has it, with the
+    parser's problems; or as `_read_item` says."""
     container = layout.container
     last = number == len(layout.items) - 1
     line = layout.lines[number]
@@ -307,10 +305,8 @@ def _read_node(layout: Layout, number: int, item_text: str) -> tuple[Item, list[
     limit = end_line + (not item_text.endswith(("\n", "\r")))
     if node is None or any(not line <= p.span.start.line < limit for p in reading.problems):
         return None
-    start = layout.starts[number]
-    item = Item(node, line, start, Found((), (), (), None, None), (line, len(before)))
-    item.place(line, start)  # the offsets of the stand-in text become the document's
-    return item, reading.problems
+    offset = layout.starts[number] - len(before)  # from the stand-in text's offsets to the document's
+    return moved_tree(node, 0, offset), reading.problems
 
 
 def _broken(
@@ -358,8 +354,11 @@ def _assembled(
     if spliced is not None:
         summary, problems, layout = spliced
         return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
-    layout = replace(layout, tally=None)  # made again from the items when an id next changes
-    found = list(layout.found())
+    # What was found in each item, where this text has it; the tally is made again from the items
+    # when an id next changes.
+    items = [item.found_moved(line) for item, line in zip(layout.items, layout.lines, strict=True)]
+    layout = replace(layout, items=items, tally=None)
+    found = [item.found for item in items]
     problems = top_parsed + flatten(item.parsed for item in found) + top_schema
     summary = assemble(layout.role, previous.path, root, found, lines, problems, ())
     return Analysis(layout.role, previous.path, lines.text, root, summary, problems, layout)
@@ -502,7 +501,7 @@ def _root(layout: Layout, text: LineIndex) -> Node:
     after = False
     for name, entry in old.entries.items():
         if name == container:
-            sequence = _moved_ends(entry.value, lines, offset, ends)
+            sequence = moved_ends(entry.value, lines, offset, ends)
             sequence.items = list(map(_node, layout.items))
             sequence.value = list(map(_value, sequence.items))
             entries[name], value[name] = Entry(entry.key, sequence), sequence.value
@@ -514,7 +513,7 @@ def _root(layout: Layout, text: LineIndex) -> Node:
             value[name] = old.value[name]
         else:
             entries[name], value[name] = entry, old.value[name]
-    root = _moved_ends(old, lines, offset, ends)
+    root = moved_ends(old, lines, offset, ends)
     root.entries, root.value = entries, value
     return root
 
@@ -526,22 +525,3 @@ _value = attrgetter("value")
 def _text_end(text: LineIndex) -> tuple[int, int, int]:
     last = text.line_count - 1
     return last, len(text.line(last)), len(text.text)
-
-
-def _moved_ends(
-    node: Node,
-    lines: int,
-    offset: int,
-    ends: tuple[int, int, int] | None,
-    starts: tuple[int, int, int] | None = None,
-) -> Node:
-    """A copy of a node (not its children) whose end is moved, or put at `ends` (and its start
-    at `starts`)."""
-    copied = Node(
-        node.value,
-        *(starts or (node.line, node.column, node.start_index)),
-        *(ends or (node.end_line + lines, node.end_column, node.end_index + offset)),
-        node.style,
-    )
-    copied.entries, copied.items = node.entries, node.items
-    return copied
