@@ -285,19 +285,19 @@ def test_a_site_s_run_is_told_and_its_target_s_history_shows_it(run: dict[str, A
 def test_ai_eval_site_runs_lists_the_site_s_runs_newest_first_a_regression_marked(
     run: dict[str, Any],
 ) -> None:
-    """`:AiEvalSiteRuns` (`aiEval.siteRuns`): each run's date, `regressed` where it did, and the
-    server's line for it, in a scratch buffer; where there is no site, the server's note why."""
+    """`:AiEvalSiteRuns` (`aiEval.siteRuns`): each run's date and the server's line for it (saying
+    `regressed` where it did), in a scratch buffer; where there is no site, the server's note why."""
     assert "site_run" not in run["errors"], run["errors"]
     listed = run["site_run"]["listed"]
     assert listed["name"] == "ai-eval://site-runs/all"
     assert listed["lines"][0] == "The site's runs: 2, newest first"
     newest, oldest = listed["lines"][1:]
     assert re.fullmatch(
-        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC  regressed  site run 2 of support_bot: pass rate 0\.00 .*"
-        r"; average -3\.00 against site run 1",
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC  site run 2 of support_bot regressed: pass rate 0\.00 .*"
+        r"; average -3\.00 against site run 1 \(tolerance 0\.5\)",
         newest,
     ), newest
-    assert re.fullmatch(r"\S+ \S+ UTC {13}site run 1 of support_bot: pass rate 1\.00 .*0 errors", oldest), (
+    assert re.fullmatch(r"\S+ \S+ UTC  site run 1 of support_bot: pass rate 1\.00 .*0 errors", oldest), (
         oldest
     )
     note = run["drupal"]["site_runs_note"]

@@ -229,7 +229,7 @@ def test_a_run_the_site_inserts_is_a_warning_whose_show_history_opens_the_site_t
     expectation(e2e, "oneNotificationPerRun")
     assert not [n for n in e2e["allNotifications"] if "site run" in n]  # the first read told nothing
     expectation(e2e, "siteRun")
-    assert e2e["siteNotification"] == f"AI Eval: regressed: {SITE_RUN}"
+    assert e2e["siteNotification"] == f"AI Eval: {SITE_RUN}"
     assert e2e["siteNotificationShownWhole"]
     assert "codicon-warning" in e2e["siteNotificationIcon"].split() and e2e["siteButtons"] == ["Show History"]
     screenshot("site-run.png")

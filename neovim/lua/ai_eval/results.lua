@@ -100,8 +100,7 @@ local function fact(row, name)
 end
 
 --- The site's runs (`aiEval.siteRuns`'s rows, asked for one more than are listed) as lines: a
---- title, then each run's date, `regressed` where the server says it did, and the server's line
---- for it.
+--- title, then each run's date and the server's line for it (which says `regressed` where it did).
 function M.site_runs_lines(rows)
   local shown = math.min(#rows, M.site_runs_listed)
   local lines = {
@@ -110,8 +109,7 @@ function M.site_runs_lines(rows)
   }
   for index = 1, shown do
     local row = rows[index]
-    table.insert(lines, string.format("%s  %-9s  %s", fact(row, "date"),
-      row.regressed == true and "regressed" or "", given(row.summary) and row.summary or ""))
+    table.insert(lines, string.format("%s  %s", fact(row, "date"), given(row.summary) and row.summary or ""))
   end
   return lines
 end
