@@ -44,7 +44,7 @@ from compiled import compiled_environment  # noqa: E402
 from rubrics import TONE, realistic, rubric  # noqa: E402
 
 from ai_eval_lsp.core.analysis import Rules, analyse  # noqa: E402
-from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize  # noqa: E402
+from ai_eval_lsp.core.index import Role, RubricIndex, summarize  # noqa: E402
 from ai_eval_lsp.core.yamltree import parse  # noqa: E402
 from ai_eval_lsp.project.project import Project  # noqa: E402
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, at_before, update
+from ai_eval_lsp.core.index import Role, RubricIndex, summarize
 from ai_eval_lsp.core.lints import Kept
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project.project import Project
 

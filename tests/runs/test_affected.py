@@ -3,7 +3,7 @@ rubric is the changed one or reaches it through composites, from the workspace i
 
 from __future__ import annotations
 
-from ai_eval_lsp.core.workspace import Summary, WorkspaceIndex, summarize, summarize_cases
+from ai_eval_lsp.core.index import Summary, WorkspaceIndex, summarize, summarize_cases
 from ai_eval_lsp.core.yamltree import parse
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ai_eval_lsp.core.workspace import WorkspaceIndex
+from ai_eval_lsp.core.index import WorkspaceIndex
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import plugins, results
-from ai_eval_lsp.server.dispatch import argument_of
+from ai_eval_lsp.server.features import plugins, results
+from ai_eval_lsp.server.loop.dispatch import argument_of
 from ai_eval_lsp.server.query import Client, FolderView, NotApplicable, WorkspaceSnapshot, folder_of_target
 
 TONE = 'id: tone\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: x}\nscoring: {combine: all_pass}\n'

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from ai_eval_lsp.core.cursor import locate
+from ai_eval_lsp.core.index import Role, WorkspaceIndex
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, WorkspaceIndex
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import actions, hover, lenses, names
+from ai_eval_lsp.server.features import actions, hover, lenses
+from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import Client, DocumentQuery
 
 TONE = (

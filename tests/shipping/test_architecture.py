@@ -21,7 +21,7 @@ def test_the_import_contracts_hold() -> None:
 
 
 def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
-    """pygls's private attributes change without notice: only `server/pygls_adapter.py` may use
+    """pygls's private attributes change without notice: only `server/lsp/pygls_adapter.py` may use
     them, each use guarded by a test named there."""
     from pygls.lsp.server import LanguageServer
     from pygls.protocol import LanguageServerProtocol
@@ -42,7 +42,7 @@ def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
         if f".{name}" in (text := path.read_text()) or f"def {name}(" in text
     }
     assert found == set()
-    adapter = (source / "server" / "pygls_adapter.py").read_text()
+    adapter = (source / "server" / "lsp" / "pygls_adapter.py").read_text()
     assert "_request_futures" in adapter and "_execute_handler" in adapter
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ai_eval_lsp.core.workspace import WorkspaceIndex
+from ai_eval_lsp.core.index import WorkspaceIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import diff_line, run_line, summary
 

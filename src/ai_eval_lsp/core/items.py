@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, overload
 
 from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.index import CaseSummary, CheckFacts, Role
 from ai_eval_lsp.core.lints import CheckId
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
 from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
 

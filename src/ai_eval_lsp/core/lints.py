@@ -11,9 +11,9 @@ from typing import Any
 import regex
 
 from ai_eval_lsp.core.api import Services
+from ai_eval_lsp.core.index import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.problems import Problem, Related, Span
 from ai_eval_lsp.core.refs import parse_ref
-from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
 

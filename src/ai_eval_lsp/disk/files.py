@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
+from ai_eval_lsp.core.index import YAML_SUFFIXES, Role, classify_by_name, has_modeline
 from ai_eval_lsp.disk import cache, reading
 from ai_eval_lsp.disk.roots import is_project_root, marker_files
 

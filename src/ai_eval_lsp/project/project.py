@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, summary_of
+from ai_eval_lsp.core.index import Role, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
-from ai_eval_lsp.core.workspace import Role, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.core.yamltree import Parser, decode
 from ai_eval_lsp.disk import reading
 from ai_eval_lsp.disk.files import Found, head_of, relative_to, walk

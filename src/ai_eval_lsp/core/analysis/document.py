@@ -12,6 +12,18 @@ from typing import Any
 
 from ai_eval_lsp.core.analysis.shared import SHARED_FROM, Readings
 from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.index import (
+    CasesSummary,
+    Role,
+    RubricIndex,
+    Summary,
+    case_summary,
+    cases_summary,
+    check_facts,
+    rubric_summary,
+    summarize,
+    summarize_cases,
+)
 from ai_eval_lsp.core.items import CONTAINERS, Found, Layout, Listed, flatten, layout_of
 from ai_eval_lsp.core.lints import (
     Dispatch,
@@ -26,18 +38,6 @@ from ai_eval_lsp.core.lints import (
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.validate import SchemaValidator
-from ai_eval_lsp.core.workspace import (
-    CasesSummary,
-    Role,
-    RubricIndex,
-    Summary,
-    case_summary,
-    cases_summary,
-    check_facts,
-    rubric_summary,
-    summarize,
-    summarize_cases,
-)
 from ai_eval_lsp.core.yamltree import Node, Parser, ParseResult, collector_paused, parse
 
 

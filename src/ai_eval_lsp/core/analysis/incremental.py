@@ -15,6 +15,7 @@ from operator import attrgetter
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis.document import Analysis, Rules, analyse, assemble, bare_summary, item_found
 from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.index import CheckFacts, RubricSummary, Summary, with_check_changed
 from ai_eval_lsp.core.items import (
     Found,
     Item,
@@ -30,7 +31,6 @@ from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import CheckFacts, RubricSummary, Summary, with_check_changed
 from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult, libyaml_failure, read_fast, syntax_problem
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ai_eval_lsp.core.analysis import Edit
+from ai_eval_lsp.server.loop.server import DEBOUNCE_SECONDS, AiEvalServer
 from ai_eval_lsp.server.query import path_of
-from ai_eval_lsp.server.server import DEBOUNCE_SECONDS, AiEvalServer
 
 
 def did_open(server: AiEvalServer, params: types.DidOpenTextDocumentParams) -> None:

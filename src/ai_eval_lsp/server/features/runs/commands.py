@@ -10,7 +10,7 @@ from typing import Any
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
-from ai_eval_lsp.core.workspace import RubricSummary
+from ai_eval_lsp.core.index import RubricSummary
 from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
@@ -23,9 +23,8 @@ from ai_eval_lsp.runs.run import (
     run,
 )
 from ai_eval_lsp.runs.run import run_cases as run_cases_file
-from ai_eval_lsp.server import query, snapshots
-from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
-from ai_eval_lsp.server.running import (
+from ai_eval_lsp.server import query
+from ai_eval_lsp.server.features.runs.in_editor import (
     cancellable,
     reader_for,
     rubrics_for,
@@ -33,8 +32,10 @@ from ai_eval_lsp.server.running import (
     run_in_folder,
     verdicts_of,
 )
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import Folder
+from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
 
 
 async def run_cases(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
@@ -138,11 +139,11 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
     path = named.resolve()
     while True:
-        document = await snapshots.settled_document(server, str(uri))
+        document = await take.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
         folder = server.folders.home_of(path, server.session.settings)
-        if await snapshots.whole_folder(server, folder):
+        if await take.whole_folder(server, folder):
             break
     project = _project(folder)
     role = project.role(named)

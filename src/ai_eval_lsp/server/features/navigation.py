@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.index import CasesSummary, case_name
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.refs import format_ref, parse_ref
-from ai_eval_lsp.core.workspace import CasesSummary, case_name
 from ai_eval_lsp.server import query
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ai_eval_lsp.server import query
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
+    from ai_eval_lsp.server.loop.server import AiEvalServer
 
 
 def export_schema(workspace: query.WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:

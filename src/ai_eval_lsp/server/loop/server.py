@@ -20,11 +20,11 @@ from ai_eval_lsp import __version__
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
 from ai_eval_lsp.server import query
-from ai_eval_lsp.server.folders import Folders
-from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, Written, serve_stdio
+from ai_eval_lsp.server.loop.project_folders import Folders
+from ai_eval_lsp.server.loop.scheduler import Scheduler
+from ai_eval_lsp.server.loop.session import Folder, OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.lsp.pygls_adapter import AiEvalProtocol, Written, serve_stdio
 from ai_eval_lsp.server.query import Client, NotApplicable
-from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -9,15 +9,15 @@ import json
 
 from lsprotocol import types
 
-from ai_eval_lsp.server import snapshots
-from ai_eval_lsp.server.pygls_adapter import Written
-from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.lsp.pygls_adapter import Written
 
 
 async def pull(
     server: AiEvalServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport | Written:
-    document = await snapshots.current_document(server, params.text_document.uri)
+    document = await take.current_document(server, params.text_document.uri)
     if document is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     items = server.diagnostics(document)

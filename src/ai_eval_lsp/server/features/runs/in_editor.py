@@ -14,14 +14,15 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.evaluate import RubricError
-from ai_eval_lsp.core.workspace import RubricIndex
+from ai_eval_lsp.core.index import RubricIndex
 from ai_eval_lsp.runs.render import cases_json, now_failing, run_facts, summary
 from ai_eval_lsp.runs.run import Cancellation, Reader, RunCancelled, RunError, RunOptions, RunResult
-from ai_eval_lsp.server import names, snapshots
-from ai_eval_lsp.server.progress import Progress
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.progress import Progress
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import Folder
+from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import NotApplicable, uri_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder
 
 
 def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
@@ -124,7 +125,7 @@ async def run_in_folder(
     """One run: progress, cancellation, then the notification, the log and, for a client that
     does not show runs itself, a message (for a run on save, only when a case flipped)."""
     # The rubrics a run resolves are every file's, and an open one's as the editor has it now.
-    if not await snapshots.whole_folder(server, folder):
+    if not await take.whole_folder(server, folder):
         raise NotApplicable(f"the workspace folder {folder.root} was closed; nothing was run")
     cancellation = cancellation or Cancellation()
     progress = Progress(server, title, token, on_cancel=cancellation.cancel)

@@ -26,10 +26,10 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
+from ai_eval_lsp.core.index import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.core.lints import Kept
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal.site_address import SiteAddress

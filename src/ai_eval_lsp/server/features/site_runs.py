@@ -24,11 +24,11 @@ from ai_eval_lsp.drupal.site_address import SETTING
 from ai_eval_lsp.runs.render import count, run_facts
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
-from ai_eval_lsp.server import names
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import Folder, SiteWatch
+from ai_eval_lsp.server.loop.take import loaded
+from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, SiteWatch
-from ai_eval_lsp.server.snapshots import loaded
 
 T = TypeVar("T")
 

@@ -10,7 +10,8 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.runs.store import StoreError
-from ai_eval_lsp.server import names, query
+from ai_eval_lsp.server import query
+from ai_eval_lsp.server.lsp import names
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from ai_eval_lsp.core.analysis import Analysis, analyse, update
-from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.loop.session import OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
 

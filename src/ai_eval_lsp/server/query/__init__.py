@@ -22,15 +22,15 @@ from pygls.uris import from_fs_path, to_fs_path
 from ai_eval_lsp.core.analysis import Analysis, Before, Edit, Peeked, at_after, at_before, before_broken
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.evaluate import LoadedRubric
+from ai_eval_lsp.core.index import CasesSummary, Role, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.core.items import Listed
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import Encoding, LineIndex, units
-from ai_eval_lsp.core.workspace import CasesSummary, Role, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.drupal.secrets import redact_json
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
-from ai_eval_lsp.server import names
-from ai_eval_lsp.server.pygls_adapter import Written
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.pygls_adapter import Written
 
 
 def path_of(uri: str) -> Path | None:

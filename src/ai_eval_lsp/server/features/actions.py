@@ -6,9 +6,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.index import check_name
 from ai_eval_lsp.core.text import Encoding, units
-from ai_eval_lsp.core.workspace import check_name
-from ai_eval_lsp.server import names, query
+from ai_eval_lsp.server import query
+from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import uri_of
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
+from ai_eval_lsp.server.loop.session import Folder, OpenDocument
 from ai_eval_lsp.server.query import (
     Cursor,
     DocumentQuery,
@@ -20,10 +21,9 @@ from ai_eval_lsp.server.query import (
     path_of,
     peek,
 )
-from ai_eval_lsp.server.session import Folder, OpenDocument
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
+    from ai_eval_lsp.server.loop.server import AiEvalServer
 
 LOAD_WAIT = 60.0
 """How long a request waits for the workspace's projects to load before it says what is loading."""

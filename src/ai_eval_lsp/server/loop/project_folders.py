@@ -20,17 +20,17 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from ai_eval_lsp.core.workspace import Summary
+from ai_eval_lsp.core.index import Summary
 from ai_eval_lsp.disk.files import Found, excluded
 from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, project_root
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import names
-from ai_eval_lsp.server.progress import Progress, Reporting
+from ai_eval_lsp.server.loop.progress import Progress, Reporting
+from ai_eval_lsp.server.loop.scheduler import Scheduler
+from ai_eval_lsp.server.loop.session import Folder, OpenDocument, WorkspaceFolder
+from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import path_of, uri_of
-from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""

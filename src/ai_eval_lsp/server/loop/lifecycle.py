@@ -11,9 +11,9 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.disk.settings import Settings
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import Folder, WorkspaceFolder
 from ai_eval_lsp.server.query import path_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, WorkspaceFolder
 
 SECTION = "aiEval"
 WATCHED = ("**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json")
