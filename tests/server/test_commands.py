@@ -12,7 +12,9 @@ from ai_eval_lsp.core.index import WorkspaceIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server.features import plugins, results
 from ai_eval_lsp.server.loop.dispatch import argument_of
-from ai_eval_lsp.server.query import Client, FolderView, NotApplicable, WorkspaceSnapshot, folder_of_target
+from ai_eval_lsp.server.lsp.convert import NotApplicable
+from ai_eval_lsp.server.query.rubrics import folder_of_target
+from ai_eval_lsp.server.query.snapshots import Client, FolderView, WorkspaceSnapshot
 
 TONE = 'id: tone\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: x}\nscoring: {combine: all_pass}\n'
 

@@ -14,7 +14,7 @@ from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server.features import actions, hover, lenses
 from ai_eval_lsp.server.lsp import names
-from ai_eval_lsp.server.query import Client, DocumentQuery
+from ai_eval_lsp.server.query.snapshots import Client, DocumentQuery
 
 TONE = (
     'id: tone\nlabel: "Support tone"\nversion: "1.2"\nchecks:\n'

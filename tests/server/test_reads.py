@@ -17,7 +17,7 @@ from server.inprocess import InProcess
 
 from ai_eval_lsp.server.loop.dispatch import Reads
 from ai_eval_lsp.server.lsp import names
-from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
 
 TONE = (

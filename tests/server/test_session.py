@@ -9,7 +9,7 @@ from ai_eval_lsp.core.analysis import analyse
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server.loop.session import Folder, Session, Snapshot
-from ai_eval_lsp.server.query import uri_of
+from ai_eval_lsp.server.lsp.convert import uri_of
 
 RUBRIC = (
     'id: {id}\nversion: "1.0"\nchecks:\n  - {{kind: regex, pattern: x}}\nscoring: {{combine: all_pass}}\n'

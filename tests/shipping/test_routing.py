@@ -25,14 +25,15 @@ from ai_eval_lsp.core.index import CasesIndex, RubricIndex, RubricSummary, Works
 from ai_eval_lsp.core.items import Found, Item, Layout
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.yamltree import Entry, Node
-from ai_eval_lsp.server import create_server, query
+from ai_eval_lsp.server import create_server
 from ai_eval_lsp.server.loop import session
 from ai_eval_lsp.server.loop.dispatch import Argument, Mutates, Reads, Route
 from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.query import snapshots
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
 
 SOURCE = Path(ai_eval_lsp.__file__).resolve().parent
-SNAPSHOTS = (query.DocumentQuery, query.Cursor, query.WorkspaceSnapshot)
+SNAPSHOTS = (snapshots.DocumentQuery, snapshots.Cursor, snapshots.WorkspaceSnapshot)
 LOOP_ONLY = ("ai_eval_lsp.server.loop.session", "ai_eval_lsp.server.loop.server")
 """The modules of the session and its owner: what a reading handler's module never imports."""
 CHANGES = {
@@ -252,7 +253,12 @@ def test_snapshots_are_values_holding_nothing_of_the_session() -> None:
     seen: set[type] = set()
     faults = [fault for snapshot in SNAPSHOTS for fault in snapshot_faults(snapshot, seen)]
     assert not faults, "\n".join(faults)
-    assert {query.Client, query.OpenText, query.Since, query.FolderView} <= seen  # what they hold was checked
+    assert {
+        snapshots.Client,
+        snapshots.OpenText,
+        snapshots.Since,
+        snapshots.FolderView,
+    } <= seen  # what they hold was checked
     assert {Analysis, Layout, Item, Found, At, RubricSummary, WorkspaceIndex} <= seen  # and the core's values
 
 

@@ -1,7 +1,7 @@
 """Every LSP method and `workspace/executeCommand` command the server answers, declared once with
 its access (the registration: `dispatch.register`). `Mutates`: the handler runs on the event loop
 with the server, the session's owner. `Reads`: the handler gets an immutable snapshot taken on the
-loop first (`snapshots.py`) and cannot reach the session. Runs mutate (they register what the
+loop first (`loop/take.py`) and cannot reach the session. Runs mutate (they register what the
 client may cancel, show progress and notify); so does a pull of diagnostics, which records what
 the client was answered (its result id, and what a refresh compares with)."""
 

@@ -28,7 +28,7 @@ from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder, SiteWatch
 from ai_eval_lsp.server.loop.take import loaded
 from ai_eval_lsp.server.lsp import names
-from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
+from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
 
 T = TypeVar("T")
 

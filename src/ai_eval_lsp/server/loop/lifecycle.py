@@ -13,7 +13,7 @@ from lsprotocol import types
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder, WorkspaceFolder
-from ai_eval_lsp.server.query import path_of
+from ai_eval_lsp.server.lsp.convert import path_of
 
 SECTION = "aiEval"
 WATCHED = ("**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json")

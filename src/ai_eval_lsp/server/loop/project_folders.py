@@ -30,7 +30,7 @@ from ai_eval_lsp.server.loop.progress import Progress, Reporting
 from ai_eval_lsp.server.loop.scheduler import Scheduler
 from ai_eval_lsp.server.loop.session import Folder, OpenDocument, WorkspaceFolder
 from ai_eval_lsp.server.lsp import names
-from ai_eval_lsp.server.query import path_of, uri_of
+from ai_eval_lsp.server.lsp.convert import path_of, uri_of
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""

@@ -19,12 +19,13 @@ from pygls.lsp.server import LanguageServer
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
-from ai_eval_lsp.server import query
 from ai_eval_lsp.server.loop.project_folders import Folders
 from ai_eval_lsp.server.loop.scheduler import Scheduler
 from ai_eval_lsp.server.loop.session import Folder, OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.lsp.pygls_adapter import AiEvalProtocol, Written, serve_stdio
-from ai_eval_lsp.server.query import Client, NotApplicable
+from ai_eval_lsp.server.query.diagnostics import diagnostics_json
+from ai_eval_lsp.server.query.snapshots import Client
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +127,9 @@ class AiEvalServer(LanguageServer):
 
     def diagnostics(self, document: OpenDocument) -> Written:
         """Every problem of a document as LSP diagnostics (a JSON array), against its folder's
-        index as it is now; a problem written before is not written again (`query.diagnostics`)."""
+        index as it is now; a problem written before is not written again (`diagnostics_json`)."""
         view = self.session.query_of(document, self.client)
-        written, converted = query.diagnostics(view, self.session.problems(document), document.written)
+        written, converted = diagnostics_json(view, self.session.problems(document), document.written)
         self.session.wrote(document, converted)
         return written
 

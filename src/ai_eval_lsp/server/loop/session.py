@@ -37,15 +37,15 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.runs.site import SiteReader
 from ai_eval_lsp.runs.store import ResultStore
-from ai_eval_lsp.server.query import (
+from ai_eval_lsp.server.lsp.convert import path_of
+from ai_eval_lsp.server.query.diagnostics import Converted
+from ai_eval_lsp.server.query.snapshots import (
     Client,
-    Converted,
     DocumentQuery,
     FolderView,
     OpenText,
     Since,
     WorkspaceSnapshot,
-    path_of,
 )
 
 
@@ -62,7 +62,7 @@ class WorkspaceFolder:
 
 @dataclass(eq=False)
 class SiteWatch:
-    """What a project folder knows of its site's runs between reads (`siteruns.py`)."""
+    """What a project folder knows of its site's runs between reads (`features/site_runs.py`)."""
 
     reader: SiteReader
     store: ResultStore
@@ -116,7 +116,7 @@ class Folder:
     site: SiteWatch | None = None
     """Its project's site, whose runs are read (None: the project names none)."""
     reload: asyncio.TimerHandle | None = None
-    """The reload of its project due once its files stop changing (`folders.reload_soon`)."""
+    """The reload of its project due once its files stop changing (`project_folders.reload_soon`)."""
 
     @property
     def walked(self) -> bool:
@@ -154,7 +154,7 @@ class OpenDocument:
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
     written: tuple[Converted, Converted] = field(default_factory=lambda: ({}, {}))
-    """Its problems as written the last two times (`query.diagnostics`): each written once."""
+    """Its problems as written the last two times (`diagnostics_json`): each written once."""
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
@@ -263,7 +263,7 @@ class Session:
         self.documents: dict[str, OpenDocument] = {}
         self.analyses = Analyses()
         self.save_rounds: set[Cancellable] = set()
-        """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
+        """The runs on save under way, by save (`on_save.Round`): a new save cancels them."""
         self.background: set[asyncio.Task[Any]] = set()
         """The tasks the server started in the background, kept alive until done."""
         self.refresh: asyncio.TimerHandle | None = None

@@ -2,7 +2,7 @@
 routes name one each, `routes.py`): a document with the analysis of its text as it is now (or as
 typed, for completion; or what is under a cursor, at once where the edits since allow), once its
 whole folder is too, or every project folder once loaded. What they await (the scheduler, the
-folders' loads and walks) is the loop's; what they give is immutable (`query.py`)."""
+folders' loads and walks) is the loop's; what they give is immutable (`query/snapshots.py`)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lsprotocol import types
 
 from ai_eval_lsp.server.loop.session import Folder, OpenDocument
-from ai_eval_lsp.server.query import (
-    Cursor,
-    DocumentQuery,
-    NotApplicable,
-    WorkspaceSnapshot,
-    at_position,
-    path_of,
-    peek,
-)
+from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of
+from ai_eval_lsp.server.query.positions import at_position, peek
+from ai_eval_lsp.server.query.snapshots import Cursor, DocumentQuery, WorkspaceSnapshot
 
 if TYPE_CHECKING:
     from ai_eval_lsp.server.loop.server import AiEvalServer
@@ -59,7 +53,7 @@ async def as_typed(server: AiEvalServer, params: AboutDocument) -> DocumentQuery
 
 async def under_cursor(server: AiEvalServer, params: AtPosition) -> Cursor | None:
     """An open rubric or cases file as it is now and what is under a cursor in it: at once where
-    the edits since its analysis stay inside one check or case (`query.peek`), else once it is
+    the edits since its analysis stay inside one check or case (`positions.peek`), else once it is
     analysed."""
     document = server.session.documents.get(params.text_document.uri)
     if document is not None:
@@ -87,7 +81,7 @@ async def whole_workspace(server: AiEvalServer, params: Any) -> WorkspaceSnapsho
 async def loaded_workspace(server: AiEvalServer, argument: dict[str, Any]) -> WorkspaceSnapshot:
     """Every project folder once loaded and indexed, and the one holding the argument's `uri`
     (what a command about stored runs or the schema reads). A file in none of them stays
-    outside: a read adds no folder (`folders.folder_of`)."""
+    outside: a read adds no folder (`project_folders.folder_of`)."""
     uri = argument.get("uri")
     path = path_of(uri) if isinstance(uri, str) else None
     folders = await loaded(server)

@@ -7,7 +7,7 @@ from lsprotocol import types
 
 from ai_eval_lsp.core.analysis import Edit
 from ai_eval_lsp.server.loop.server import DEBOUNCE_SECONDS, AiEvalServer
-from ai_eval_lsp.server.query import path_of
+from ai_eval_lsp.server.lsp.convert import path_of
 
 
 def did_open(server: AiEvalServer, params: types.DidOpenTextDocumentParams) -> None:

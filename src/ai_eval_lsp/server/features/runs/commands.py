@@ -1,5 +1,5 @@
 """The runs a client asks for (SPEC section 5): `aiEval.runCases`, `aiEval.runRubric` and
-`aiEval.runCheck`, each on a worker thread over the folder as the editor has it (`running.py`)."""
+`aiEval.runCheck`, each on a worker thread over the folder as the editor has it (`in_editor.py`)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from ai_eval_lsp.runs.run import (
     run,
 )
 from ai_eval_lsp.runs.run import run_cases as run_cases_file
-from ai_eval_lsp.server import query
 from ai_eval_lsp.server.features.runs.in_editor import (
     cancellable,
     reader_for,
@@ -35,7 +34,8 @@ from ai_eval_lsp.server.features.runs.in_editor import (
 from ai_eval_lsp.server.loop import take
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder
-from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
+from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
+from ai_eval_lsp.server.query import rubrics
 
 
 async def run_cases(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +61,7 @@ async def run_rubric(server: AiEvalServer, argument: dict[str, Any]) -> dict[str
     """`aiEval.runRubric` {uri, response?, question?}: a run of one response, or of every cases
     file that runs the rubric."""
     folder, path, analysis = await _target(server, argument)
-    rubric = query.rubric_of(analysis)
+    rubric = rubrics.rubric_of(analysis)
     project = _project(folder)
     if "response" in argument:
         case = {
@@ -94,7 +94,7 @@ async def run_check(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     """`aiEval.runCheck` {uri, checkId or checkIndex, response?, question?}: one check on one
     response, or on every case of the cases files that run its rubric; not a run (no row)."""
     folder, _, analysis = await _target(server, argument)
-    rubric = query.rubric_of(analysis)
+    rubric = rubrics.rubric_of(analysis)
     index = _check_index(rubric, argument)
     project = _project(folder)
     cancellation = Cancellation()
@@ -179,7 +179,7 @@ def _running(folder: Folder, analysis: Analysis) -> list[Path]:
     summary = analysis.summary
     if not isinstance(summary, RubricSummary):
         return []
-    return [folder.root / cases.path for cases in query.cases_running(folder.index, summary)]
+    return [folder.root / cases.path for cases in rubrics.cases_running(folder.index, summary)]
 
 
 def _project(folder: Folder) -> Project:

@@ -22,7 +22,7 @@ from ai_eval_lsp.server.loop.progress import Progress
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder
 from ai_eval_lsp.server.lsp import names
-from ai_eval_lsp.server.query import NotApplicable, uri_of
+from ai_eval_lsp.server.lsp.convert import NotApplicable, uri_of
 
 
 def reader_for(server: AiEvalServer, folder: Folder) -> Reader:

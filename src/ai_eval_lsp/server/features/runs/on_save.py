@@ -13,7 +13,7 @@ from ai_eval_lsp.runs.run import Cancellation, run_cases
 from ai_eval_lsp.server.features.runs.in_editor import run_in_folder
 from ai_eval_lsp.server.loop import take
 from ai_eval_lsp.server.loop.server import AiEvalServer
-from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 
 
 class Round:
