@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.runs.store import StoreError
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import rubrics
 from ai_eval_lsp.server.query.snapshots import DocumentQuery
@@ -55,7 +55,7 @@ async def code_lens(document: DocumentQuery, params: types.CodeLensParams) -> li
     if summary is not None and summary.id is not None and document.project is not None:
         store, target = rubrics.results_of(document.project), summary.id
         try:
-            last_run = await asyncio.to_thread(lambda: store.last_run(target))
+            last_run = await off_loop(lambda: store.last_run(target))
         except StoreError as err:  # the lenses without it; the server's log says why
             log.warning("the last run of `%s` cannot be shown: %s", target, err)
     return code_lenses(document, last_run)

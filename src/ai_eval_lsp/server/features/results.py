@@ -5,12 +5,12 @@ workspace as it was once every project was loaded: `take.loaded_workspace`)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ai_eval_lsp.runs.report import history_answer, render_stored
 from ai_eval_lsp.runs.store import RunName, StoreError
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.query import rubrics
 from ai_eval_lsp.server.query.snapshots import WorkspaceSnapshot
@@ -61,7 +61,7 @@ T = TypeVar("T")
 async def _reading(read: Callable[[], T]) -> T:
     """A read of the results store, off the loop; what it cannot find is the caller's mistake."""
     try:
-        return await asyncio.to_thread(read)
+        return await off_loop(read)
     except StoreError as err:
         raise NotApplicable(str(err)) from err
 

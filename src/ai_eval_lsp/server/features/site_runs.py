@@ -13,10 +13,7 @@ through the session's methods.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from lsprotocol import types
 
@@ -24,39 +21,12 @@ from ai_eval_lsp.drupal.site_address import SETTING
 from ai_eval_lsp.runs.render import count, run_facts
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
+from ai_eval_lsp.server.loop.off_loop import DAEMON, off_loop
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder, SiteWatch
 from ai_eval_lsp.server.loop.take import loaded
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
-
-T = TypeVar("T")
-
-
-async def off_loop(work: Callable[[], T]) -> T:
-    """`work` on a daemon thread: a database that does not answer holds no executor thread the
-    interpreter would wait for at exit."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]
-
-    def run() -> None:
-        try:
-            result, error = work(), None
-        except BaseException as err:
-            result, error = None, err
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has ended
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=run, name="ai-eval site", daemon=True).start()
-    return await future
 
 
 def watch(server: AiEvalServer, folder: Folder) -> None:
@@ -72,7 +42,7 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
         return
     server.session.watch_site(folder, None)
     if current is not None:
-        server.spawn(off_loop(current.reader.close))
+        server.spawn(off_loop(current.reader.close, DAEMON))
     if address is None:
         if project.site_note is not None:
             server.log(f"{folder.root}: {project.site_note}")
@@ -102,7 +72,7 @@ async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
                 await read(server, folder, site)
     finally:
         if not watched():
-            await off_loop(site.reader.close)
+            await off_loop(site.reader.close, DAEMON)
 
 
 async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | None:
@@ -111,8 +81,8 @@ async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | N
     async with site.reading:
         first = site.cursor is None
         try:
-            pulled = await off_loop(lambda: pull(site.store, site.reader, site.cursor))
-            runs = [] if first else await off_loop(lambda: _announced(site, pulled.rows))
+            pulled = await off_loop(lambda: pull(site.store, site.reader, site.cursor), DAEMON)
+            runs = [] if first else await off_loop(lambda: _announced(site, pulled.rows), DAEMON)
         except (SiteError, StoreError) as err:
             _failed(server, folder, site, str(err))
             return str(err)
@@ -198,7 +168,7 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     troubles = [why for folder, site in watched if (why := await read(server, folder, site)) is not None]
     rows = []
     for folder, site in watched:
-        listed = await off_loop(lambda site=site: _listed(site, target, limit))  # type: ignore[misc]
+        listed = await off_loop(lambda site=site: _listed(site, target, limit), DAEMON)  # type: ignore[misc]
         rows += [_shown(folder, run) for run in listed]
     rows.sort(key=lambda row: (row["timestamp"], row["id"]), reverse=True)
     answer: dict[str, Any] = {"rows": rows[:limit] if limit else rows}

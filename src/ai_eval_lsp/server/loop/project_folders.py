@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +27,7 @@ from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, project_root
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.progress import Progress, Reporting
 from ai_eval_lsp.server.loop.scheduler import Scheduler
 from ai_eval_lsp.server.loop.session import Folder, OpenDocument, WorkspaceFolder
@@ -205,9 +207,10 @@ class Folders:
         (again, with `walk`; at all, when it was never walked). One load at a time a folder: the
         last asked for is the one that stays."""
         async with folder.loading:
-            project = await asyncio.to_thread(
+            load = partial(
                 Project.load, folder.root, editor=folder.settings, rubrics_folder=folder.rubrics_folder
             )
+            project = await off_loop(load)
             if not self.session.holds(folder):
                 return  # removed meanwhile
             self.session.set_project(folder, project)
@@ -284,7 +287,7 @@ class Folders:
                 return summaries
 
             try:
-                summaries = await asyncio.to_thread(read_all)
+                summaries = await off_loop(read_all)
             finally:
                 progress.end("indexed")
             now = folder.project
@@ -338,7 +341,7 @@ class Folders:
                 project = folder.project
                 assert project is not None
                 skipped: list[Skipped] = []
-                put, gone = await asyncio.to_thread(_read_changes, project, folder, changed, skipped)
+                put, gone = await off_loop(partial(_read_changes, project, folder, changed, skipped))
                 self.tell_skipped(folder, skipped)
                 if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from ai_eval_lsp.core.analysis import Analysis, analyse, update
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.session import OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class Scheduler:
         if snapshot is None:
             return  # its folder's project is still loading: `restart` runs it once loaded
         self.analyses.began(document)
-        future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
+        future = asyncio.ensure_future(off_loop(partial(analyse_snapshot, snapshot), self.pool))
         future.add_done_callback(partial(self._done, document, snapshot))
 
     def restart(self, uris: list[str]) -> None:

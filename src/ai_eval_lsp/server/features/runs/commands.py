@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from ai_eval_lsp.server.features.runs.in_editor import (
     verdicts_of,
 )
 from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder
 from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
@@ -150,7 +150,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
     if role is None:
         raise NotApplicable(f"{path} is not a rubric or cases file")
     try:  # read by the name it was given: where a symbolic link leads is no name to read by
-        analysis = await asyncio.to_thread(lambda: project.analyse(path, project.read(named), role))
+        analysis = await off_loop(lambda: project.analyse(path, project.read(named), role))
     except OSError as err:
         raise NotApplicable(f"{named}: {why_not_read(err)}") from err
     return folder, path, analysis

@@ -18,6 +18,7 @@ from ai_eval_lsp.core.index import RubricIndex
 from ai_eval_lsp.runs.render import cases_json, now_failing, run_facts, summary
 from ai_eval_lsp.runs.run import Cancellation, Reader, RunCancelled, RunError, RunOptions, RunResult
 from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.progress import Progress
 from ai_eval_lsp.server.loop.server import AiEvalServer
 from ai_eval_lsp.server.loop.session import Folder
@@ -55,7 +56,7 @@ async def cancellable(server: AiEvalServer, cancellation: Cancellation, work: Ca
     request = server.protocol.msg_id
     if request is not None:
         server.session.request_began(request, cancellation)
-    future = asyncio.get_running_loop().run_in_executor(None, work)
+    future = asyncio.ensure_future(off_loop(work))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
