@@ -21,8 +21,8 @@ from lsprotocol import types
 import ai_eval_lsp
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.cursor import At
-from ai_eval_lsp.core.index import CasesIndex, RubricIndex, RubricSummary, WorkspaceIndex
-from ai_eval_lsp.core.items import Found, Item, Layout
+from ai_eval_lsp.core.index import CasesIndex, ProjectIndex, RubricIndex, RubricSummary
+from ai_eval_lsp.core.items import Item, ItemFindings, Layout
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.yamltree import Entry, Node
 from ai_eval_lsp.server import create_server
@@ -33,7 +33,7 @@ from ai_eval_lsp.server.query import snapshots
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
 
 SOURCE = Path(ai_eval_lsp.__file__).resolve().parent
-SNAPSHOTS = (snapshots.DocumentQuery, snapshots.Cursor, snapshots.WorkspaceSnapshot)
+SNAPSHOTS = (snapshots.DocumentSnapshot, snapshots.Cursor, snapshots.WorkspaceSnapshot)
 LOOP_ONLY = ("ai_eval_lsp.server.loop.session", "ai_eval_lsp.server.loop.server")
 """The modules of the session and its owner: what a reading handler's module never imports."""
 CHANGES = {
@@ -53,7 +53,7 @@ CHANGES = {
 STATE_OWNERS = {
     "loop/server.py": "AiEvalServer",
     "loop/scheduler.py": "Scheduler",
-    "loop/project_folders.py": "Folders",
+    "loop/project_folders.py": "ProjectFolders",
 }
 """The classes that act on the session: they keep nothing of their own once made."""
 
@@ -256,10 +256,18 @@ def test_snapshots_are_values_holding_nothing_of_the_session() -> None:
     assert {
         snapshots.Client,
         snapshots.OpenText,
-        snapshots.Since,
-        snapshots.FolderView,
+        snapshots.EditsSince,
+        snapshots.ProjectSnapshot,
     } <= seen  # what they hold was checked
-    assert {Analysis, Layout, Item, Found, At, RubricSummary, WorkspaceIndex} <= seen  # and the core's values
+    assert {
+        Analysis,
+        Layout,
+        Item,
+        ItemFindings,
+        At,
+        RubricSummary,
+        ProjectIndex,
+    } <= seen  # and the core's values
 
 
 def test_the_table_is_the_only_registration() -> None:
@@ -319,7 +327,7 @@ def session_container(changed: ast.expr) -> bool:
         return False
     owned = {
         each.name
-        for cls in (session.Folder, session.OpenDocument, session.SiteWatch, session.Analyses)
+        for cls in (session.ProjectFolder, session.OpenDocument, session.SiteWatch, session.Analyses)
         for each in dataclasses.fields(cls)
         if each.default_factory in (dict, list, set)
     }

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
-from ai_eval_lsp.disk.files import Found
+from ai_eval_lsp.disk.files import FoundFile
 from ai_eval_lsp.disk.roots import Root, project_root
 from ai_eval_lsp.disk.settings import SettingsFileError
 from ai_eval_lsp.project.project import Project
@@ -60,7 +60,7 @@ class Projects:
             self.loaded[root.folder] = project
         return self.loaded[root.folder]
 
-    def walk(self, folder: Path) -> Iterator[tuple[Project, Found]]:
+    def walk(self, folder: Path) -> Iterator[tuple[Project, FoundFile]]:
         """The rubric and cases files below a folder, each with its own project: the walk of the
         folder's project leaves the projects nested in it to their own walks."""
         pending = [(self.of(folder), folder)]

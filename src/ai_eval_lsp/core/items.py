@@ -92,7 +92,7 @@ def _moved_facts(facts: Facts, lines: int) -> Facts:
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class ItemFindings:
     """What was found in one item, at the positions of the text it was read in."""
 
     parsed: Sequence[Problem]
@@ -102,10 +102,10 @@ class Found:
     check_id: CheckId | None
     facts: Facts
 
-    def moved(self, lines: int) -> Found:
+    def moved(self, lines: int) -> ItemFindings:
         if lines == 0:
             return self
-        return Found(
+        return ItemFindings(
             _moved_problems(self.parsed, lines),
             _moved_problems(self.schema, lines),
             _moved_problems(self.lints, lines),
@@ -123,7 +123,7 @@ class Item:
     node: Node
     line: int
     index: int
-    found: Found
+    found: ItemFindings
     found_line: int
 
     @property
@@ -131,7 +131,7 @@ class Item:
         """Whether a message names a line (a repeated key does): read again when it moves."""
         return bool(self.found.parsed)
 
-    def found_at(self, line: int) -> Found:
+    def found_at(self, line: int) -> ItemFindings:
         """What was found in it, for its text starting at `line`."""
         return self.found if line == self.found_line else self.found.moved(line - self.found_line)
 
@@ -280,7 +280,7 @@ class Layout:
         copied.entries = entries
         return copied
 
-    def found(self) -> Iterator[Found]:
+    def found(self) -> Iterator[ItemFindings]:
         """What was found in each item, where this analysis has it."""
         for item, line in zip(self.items, self.lines, strict=True):
             yield item.found_at(line)
@@ -292,7 +292,7 @@ def layout_of(
     text: str,
     parsed: ParseResult,
     top_schema: list[Problem],
-    found: Sequence[Found],
+    found: Sequence[ItemFindings],
 ) -> Layout | None:
     """The layout of a document read whole, or None when its items cannot be read one by one: a
     list that is not a block list of items whose value starts on their `- ` line, anchors, text

@@ -26,7 +26,7 @@ from ai_eval_lsp.server.features.runs import commands, on_save
 from ai_eval_lsp.server.loop import lifecycle, take, text_sync
 from ai_eval_lsp.server.loop.dispatch import Mutates, Reads, Route
 from ai_eval_lsp.server.loop.server import AiEvalServer
-from ai_eval_lsp.server.loop.session import Folder
+from ai_eval_lsp.server.loop.session import ProjectFolder
 from ai_eval_lsp.server.lsp import names
 
 METHODS: tuple[Route, ...] = (
@@ -83,5 +83,5 @@ COMMANDS: tuple[Route, ...] = (
     Mutates(names.SITE_RUNS, site_runs.site_runs),
 )
 
-ON_LOAD: tuple[Callable[[AiEvalServer, Folder], None], ...] = (site_runs.watch,)
+ON_LOAD: tuple[Callable[[AiEvalServer, ProjectFolder], None], ...] = (site_runs.watch,)
 """What follows a project folder's (re)load, on the loop: its site's runs are read."""

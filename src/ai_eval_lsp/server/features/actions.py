@@ -11,7 +11,7 @@ from ai_eval_lsp.core.text import Encoding, units
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.lsp.convert import uri_of
 from ai_eval_lsp.server.query import rubrics
-from ai_eval_lsp.server.query.snapshots import DocumentQuery
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 
 def _replace(
@@ -27,7 +27,7 @@ def _replace(
 
 
 def quick_fixes(
-    document: DocumentQuery, diagnostic: types.Diagnostic, encoding: Encoding
+    document: DocumentSnapshot, diagnostic: types.Diagnostic, encoding: Encoding
 ) -> list[types.CodeAction]:
     """The fix a diagnostic's `data` describes; none when it carries nothing to act on."""
     uri = document.uri
@@ -68,7 +68,7 @@ def quick_fixes(
     return []
 
 
-def run_actions(document: DocumentQuery, line: int) -> list[types.CodeAction]:
+def run_actions(document: DocumentSnapshot, line: int) -> list[types.CodeAction]:
     uri = document.uri
     if document.role == "cases":
         return [_command_action("Run cases", names.RUN_CASES, {"uri": uri})]
@@ -96,7 +96,7 @@ def _command_action(title: str, command: str, argument: dict[str, Any]) -> types
     )
 
 
-def create_cases_action(document: DocumentQuery) -> types.CodeAction | None:
+def create_cases_action(document: DocumentSnapshot) -> types.CodeAction | None:
     """ "Create cases file" where no cases file runs the rubric yet."""
     summary = rubrics.own_summary(document)
     if summary is None or summary.id is None or document.path is None or not document.indexed:
@@ -132,7 +132,7 @@ def create_cases_action(document: DocumentQuery) -> types.CodeAction | None:
     )
 
 
-def code_actions(document: DocumentQuery, params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(document: DocumentSnapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
     actions = [
         fix
         for diagnostic in params.context.diagnostics

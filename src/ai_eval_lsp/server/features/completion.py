@@ -12,7 +12,7 @@ from ai_eval_lsp.core.context import Context, completion_context
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server.query import kinds, positions, rubrics, snapshots
 from ai_eval_lsp.server.query.kinds import in_check
-from ai_eval_lsp.server.query.snapshots import DocumentQuery
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 
 def kind_items(project: Project) -> list[types.CompletionItem]:
@@ -65,7 +65,7 @@ def new_check_items(project: Project, indent: int, snippets: bool) -> list[types
     return items
 
 
-def key_items(project: Project, document: DocumentQuery, context: Context) -> list[types.CompletionItem]:
+def key_items(project: Project, document: DocumentSnapshot, context: Context) -> list[types.CompletionItem]:
     rules = project.rules
     validator = rules.cases_validator if document.role == "cases" else rules.validator
     path = context.path
@@ -107,7 +107,7 @@ def key_items(project: Project, document: DocumentQuery, context: Context) -> li
     return items
 
 
-def value_items(project: Project, document: DocumentQuery, context: Context) -> list[types.CompletionItem]:
+def value_items(project: Project, document: DocumentSnapshot, context: Context) -> list[types.CompletionItem]:
     path = context.path
     if path[-1] == "kind" and in_check(path):
         return kind_items(project)
@@ -143,7 +143,7 @@ def value_items(project: Project, document: DocumentQuery, context: Context) -> 
     ]
 
 
-def completion(document: DocumentQuery, params: types.CompletionParams) -> types.CompletionList | None:
+def completion(document: DocumentSnapshot, params: types.CompletionParams) -> types.CompletionList | None:
     """Completion from the text as typed, with the last analysis (a moment old while typing)."""
     if document.role is None:
         return None

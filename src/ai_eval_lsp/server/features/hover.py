@@ -8,10 +8,10 @@ from lsprotocol import types
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.server.query import kinds, positions, snapshots
-from ai_eval_lsp.server.query.snapshots import Cursor, DocumentQuery
+from ai_eval_lsp.server.query.snapshots import Cursor, DocumentSnapshot
 
 
-def hover_text(document: DocumentQuery, at: At) -> str | None:
+def hover_text(document: DocumentSnapshot, at: At) -> str | None:
     project = snapshots.project_of(document)
     name = at.path[-1] if at.path else None
     if not at.on_key and name == "kind" and isinstance(at.node.value, str):

@@ -12,7 +12,7 @@ from ai_eval_lsp.runs.store import StoreError
 from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.query import rubrics
-from ai_eval_lsp.server.query.snapshots import DocumentQuery
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ def last_run_title(row: Mapping[str, Any], runs: int) -> str:
 
 
 def code_lenses(
-    document: DocumentQuery, last_run: tuple[Mapping[str, Any] | None, int]
+    document: DocumentSnapshot, last_run: tuple[Mapping[str, Any] | None, int]
 ) -> list[types.CodeLens]:
     top = types.Range(types.Position(0, 0), types.Position(0, 0))
     uri = document.uri
@@ -49,7 +49,7 @@ def code_lenses(
     return lenses
 
 
-async def code_lens(document: DocumentQuery, params: types.CodeLensParams) -> list[types.CodeLens]:
+async def code_lens(document: DocumentSnapshot, params: types.CodeLensParams) -> list[types.CodeLens]:
     summary = rubrics.own_summary(document)
     last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
     if summary is not None and summary.id is not None and document.project is not None:

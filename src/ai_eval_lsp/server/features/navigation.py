@@ -10,11 +10,11 @@ from ai_eval_lsp.core.index import CasesSummary, case_name
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.refs import format_ref, parse_ref
 from ai_eval_lsp.server.query import positions, rubrics
-from ai_eval_lsp.server.query.snapshots import DocumentQuery, WorkspaceSnapshot
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot, WorkspaceSnapshot
 
 
 def document_symbols(
-    document: DocumentQuery, params: types.DocumentSymbolParams
+    document: DocumentSnapshot, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol]:
     """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
     editor's test explorer lists)."""
@@ -91,7 +91,7 @@ def workspace_symbols(
     return found
 
 
-def definition(document: DocumentQuery, params: types.DefinitionParams) -> types.Location | None:
+def definition(document: DocumentSnapshot, params: types.DefinitionParams) -> types.Location | None:
     target, path = rubrics.rubric_named_at(document, params.position)
     if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
         return positions.location(document, document.root, document.index, target.path, target.id_span)
@@ -106,7 +106,7 @@ def definition(document: DocumentQuery, params: types.DefinitionParams) -> types
     return None
 
 
-def references(document: DocumentQuery, params: types.ReferenceParams) -> list[types.Location]:
+def references(document: DocumentSnapshot, params: types.ReferenceParams) -> list[types.Location]:
     """Every place of the document's folder that names the rubric at the cursor (taken once the
     whole folder is as the editor has it: `take.settled`)."""
     target = rubrics.rubric_named_at(document, params.position)[0]
@@ -118,7 +118,7 @@ def references(document: DocumentQuery, params: types.ReferenceParams) -> list[t
     return [positions.location(document, document.root, document.index, m.path, m.span) for m in found]
 
 
-def rename(document: DocumentQuery, params: types.RenameParams) -> types.WorkspaceEdit | None:
+def rename(document: DocumentSnapshot, params: types.RenameParams) -> types.WorkspaceEdit | None:
     """The rubric at the cursor renamed in every file that names it, where it is now (taken once
     the whole folder is as the editor has it: `take.settled`)."""
     target = rubrics.rubric_named_at(document, params.position)[0]

@@ -25,7 +25,7 @@ async def reload_plugins(server: AiEvalServer, argument: dict[str, Any]) -> dict
     """Every project loaded again: the kinds they have now, by origin, and what failed."""
     importlib.invalidate_caches()
     folders = list(server.session.folders.values())
-    await asyncio.gather(*(server.folders.load(folder, walk=False) for folder in folders))
+    await asyncio.gather(*(server.project_folders.load(folder, walk=False) for folder in folders))
     kinds: dict[str, str] = {}
     problems: list[str] = []
     for folder in folders:

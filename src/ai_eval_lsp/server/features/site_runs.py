@@ -23,13 +23,13 @@ from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
 from ai_eval_lsp.server.loop.off_loop import DAEMON, off_loop
 from ai_eval_lsp.server.loop.server import AiEvalServer
-from ai_eval_lsp.server.loop.session import Folder, SiteWatch
+from ai_eval_lsp.server.loop.session import ProjectFolder, SiteWatch
 from ai_eval_lsp.server.loop.take import loaded
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
 
 
-def watch(server: AiEvalServer, folder: Folder) -> None:
+def watch(server: AiEvalServer, folder: ProjectFolder) -> None:
     """A folder's project (re)loaded: read its site, and keep reading it, when it has one; the
     watch of a site it no longer names ends. A note on why there is none goes to the log."""
     project = folder.project
@@ -57,12 +57,12 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
     server.spawn(_poll(server, folder, site))
 
 
-async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
+async def _poll(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch) -> None:
     """The first read, then one every `poll_seconds` while a rubric or cases file of the folder
     is open; ends when the folder no longer watches this site."""
 
     def watched() -> bool:
-        return server.session.holds(folder) and folder.site is site
+        return server.session.still_has(folder) and folder.site is site
 
     try:
         await read(server, folder, site)
@@ -75,7 +75,7 @@ async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
             await off_loop(site.reader.close, DAEMON)
 
 
-async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | None:
+async def read(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch) -> str | None:
     """Read the site's new rows; announce each unless this is the first read. Returns why the
     site could not be read, or None."""
     async with site.reading:
@@ -109,7 +109,7 @@ def _listed(site: SiteWatch, target: str | None, limit: int | None) -> list[Site
     return _announced(site, site.store.site_history(site.address.identity, target, limit))
 
 
-def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
+def _failed(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
     if not server.session.site_failed(site, why):
         return
@@ -118,7 +118,7 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
 
 
-def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
+def _shown(folder: ProjectFolder, run: SiteRun) -> dict[str, Any]:
     """A site's run as clients get it, told of (`aiEval/runComplete`) or listed (`aiEval.siteRuns`):
     the row with the server's line and facts, whether it regressed, and the project whose results
     hold it."""
@@ -131,7 +131,7 @@ def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
     }
 
 
-def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
+def _tell(server: AiEvalServer, folder: ProjectFolder, run: SiteRun) -> None:
     """`aiEval/runComplete`, and the line in the log; a client that does not show runs itself
     gets a regression as a message instead (one of the two, never both)."""
     params = {**_shown(folder, run), "trigger": "site"}
@@ -155,7 +155,7 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     folders = await loaded(server)
     path = path_of(uri) if isinstance(uri, str) else None
     if path is not None:
-        home = server.folders.home_of(path.resolve(), server.session.settings)
+        home = server.project_folders.home_of(path.resolve(), server.session.settings)
         await home.ready.wait()
         folders = [home]
     watched = [(folder, folder.site) for folder in folders if folder.site is not None]

@@ -16,14 +16,14 @@ from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.lsp.convert import client_range
 from ai_eval_lsp.server.lsp.pygls_adapter import Written
 from ai_eval_lsp.server.query.positions import location
-from ai_eval_lsp.server.query.snapshots import DocumentQuery
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 Converted = dict[int, tuple[Problem, str]]
 """Problems as written (LSP diagnostics as JSON), by the problem's id."""
 
 
 def diagnostics_json(
-    document: DocumentQuery, problems: Sequence[Problem], kept: tuple[Converted, Converted]
+    document: DocumentSnapshot, problems: Sequence[Problem], kept: tuple[Converted, Converted]
 ) -> tuple[Written, Converted]:
     """Problems of a document as LSP diagnostics (a JSON array), and how each was written. `kept`:
     how they were written the last two times; a problem kept there is not written again (an
@@ -42,7 +42,7 @@ def diagnostics_json(
     return Written(("[", ", ".join(written), "]")), converted
 
 
-def diagnostic_json(document: DocumentQuery, problem: Problem) -> str:
+def diagnostic_json(document: DocumentSnapshot, problem: Problem) -> str:
     """A problem as an LSP `Diagnostic` in JSON, written straight (tens of thousands of them
     through lsprotocol's classes and converter took a second, and through dicts and `json.dumps`
     a third of one), with no secret the process holds."""

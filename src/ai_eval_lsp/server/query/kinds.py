@@ -8,7 +8,7 @@ from typing import Any
 from ai_eval_lsp.core.cursor import At
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.server.lsp.convert import uri_of
-from ai_eval_lsp.server.query.snapshots import DocumentQuery
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 
 def kind_text(project: Project, kind: str) -> str | None:
@@ -82,7 +82,7 @@ def in_check(path: tuple[str | int, ...]) -> bool:
 
 
 def field_schema(
-    project: Project, document: DocumentQuery, path: tuple[str | int, ...], kind: Any
+    project: Project, document: DocumentSnapshot, path: tuple[str | int, ...], kind: Any
 ) -> dict[str, Any]:
     """The schema annotations of the field at `path`; inside a check, by that check's `kind`."""
     if document.role == "cases":

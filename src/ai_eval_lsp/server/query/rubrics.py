@@ -10,14 +10,14 @@ from lsprotocol import types
 
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.evaluate import LoadedRubric
-from ai_eval_lsp.core.index import CasesSummary, RubricSummary, WorkspaceIndex
+from ai_eval_lsp.core.index import CasesSummary, ProjectIndex, RubricSummary
 from ai_eval_lsp.core.items import Listed
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.store import ResultStore
 from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.query.positions import at_position
-from ai_eval_lsp.server.query.snapshots import DocumentQuery, FolderView, WorkspaceSnapshot
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot, ProjectSnapshot, WorkspaceSnapshot
 
 
 def rubric_of(analysis: Analysis) -> LoadedRubric:
@@ -30,18 +30,18 @@ def rubric_of(analysis: Analysis) -> LoadedRubric:
     return LoadedRubric(summary.id, summary.version, data)
 
 
-def cases_running(index: WorkspaceIndex, rubric: RubricSummary) -> list[CasesSummary]:
+def cases_running(index: ProjectIndex, rubric: RubricSummary) -> list[CasesSummary]:
     """The cases files of a project folder's index that run a rubric."""
     return index.cases.running(rubric, index.rubrics)
 
 
-def checks_of(document: DocumentQuery) -> list[Listed]:
+def checks_of(document: DocumentSnapshot) -> list[Listed]:
     """The checks of a rubric document's last analysis: each one's range and value."""
     analysis = document.analysis
     return analysis.listed() if analysis is not None and analysis.role == "rubric" else []
 
 
-def own_summary(document: DocumentQuery) -> RubricSummary | None:
+def own_summary(document: DocumentSnapshot) -> RubricSummary | None:
     summary = document.analysis.summary if document.analysis else None
     return summary if isinstance(summary, RubricSummary) else None
 
@@ -55,7 +55,7 @@ class Mention:
     text: str
 
 
-def mentions(index: WorkspaceIndex, target: RubricSummary) -> list[Mention]:
+def mentions(index: ProjectIndex, target: RubricSummary) -> list[Mention]:
     """Every place of a project folder's index that names `target`: its id and every reference
     resolving to it."""
     rubrics = index.rubrics
@@ -71,7 +71,7 @@ def mentions(index: WorkspaceIndex, target: RubricSummary) -> list[Mention]:
 
 
 def rubric_named_at(
-    document: DocumentQuery, position: types.Position
+    document: DocumentSnapshot, position: types.Position
 ) -> tuple[RubricSummary | None, tuple[str | int, ...]]:
     """The rubric named at a position (by its `id` or a `rubric:` reference), and the path there."""
     at = at_position(document, position)
@@ -93,7 +93,7 @@ def results_of(project: Project | None) -> ResultStore:
     return ResultStore(project.results_database)
 
 
-def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> FolderView:
+def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> ProjectSnapshot:
     """The project folder whose results a history or diff reads: the one whose index has the
     rubric `target` (the one holding the request's file first, when several do), else one
     reading a site (a site's target), else the one holding the request's file, else the first.

@@ -33,7 +33,7 @@ from ai_eval_lsp.server.features.runs.in_editor import (
 from ai_eval_lsp.server.loop import take
 from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.server import AiEvalServer
-from ai_eval_lsp.server.loop.session import Folder
+from ai_eval_lsp.server.loop.session import ProjectFolder
 from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
 from ai_eval_lsp.server.query import rubrics
 
@@ -129,7 +129,7 @@ async def run_check(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     }
 
 
-async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folder, Path, Analysis]:
+async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[ProjectFolder, Path, Analysis]:
     """The file a command names, with its folder and its analysis, all as the editor has them
     now: an open document's own analysis, else the file on disk's, once the folder is indexed
     and each of its open documents analysed (what a run resolves rubrics against)."""
@@ -142,7 +142,7 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         document = await take.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
-        folder = server.folders.home_of(path, server.session.settings)
+        folder = server.project_folders.home_of(path, server.session.settings)
         if await take.whole_folder(server, folder):
             break
     project = _project(folder)
@@ -174,7 +174,7 @@ def _outcome_json(outcome: CheckOutcome | str) -> dict[str, Any] | None:
     return outcome_json(outcome) if isinstance(outcome, CheckOutcome) else None
 
 
-def _running(folder: Folder, analysis: Analysis) -> list[Path]:
+def _running(folder: ProjectFolder, analysis: Analysis) -> list[Path]:
     """The cases files that run a rubric, by path."""
     summary = analysis.summary
     if not isinstance(summary, RubricSummary):
@@ -182,6 +182,6 @@ def _running(folder: Folder, analysis: Analysis) -> list[Path]:
     return [folder.root / cases.path for cases in rubrics.cases_running(folder.index, summary)]
 
 
-def _project(folder: Folder) -> Project:
+def _project(folder: ProjectFolder) -> Project:
     assert folder.project is not None, "a command runs once its folder's project is loaded"
     return folder.project

@@ -21,12 +21,12 @@ from ai_eval_lsp.server.loop import take
 from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.loop.progress import Progress
 from ai_eval_lsp.server.loop.server import AiEvalServer
-from ai_eval_lsp.server.loop.session import Folder
+from ai_eval_lsp.server.loop.session import ProjectFolder
 from ai_eval_lsp.server.lsp import names
 from ai_eval_lsp.server.lsp.convert import NotApplicable, uri_of
 
 
-def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
+def reader_for(server: AiEvalServer, folder: ProjectFolder) -> Reader:
     """Files as the editor has them when the run starts: open documents' texts, else the disk
     (as the project reads its files: `Project.read`)."""
     texts = {doc.path: doc.text for doc in server.session.documents_of(folder) if doc.path is not None}
@@ -40,7 +40,7 @@ def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
     return read
 
 
-def rubrics_for(folder: Folder) -> RubricIndex | None:
+def rubrics_for(folder: ProjectFolder) -> RubricIndex | None:
     """What a run resolves rubrics against: the folder's index; for a document outside every
     workspace folder, None: the run walks its project root then, as `ai-eval-lsp run` does."""
     return folder.index.rubrics if folder.walked else None
@@ -116,7 +116,7 @@ def flipped(result: RunResult) -> bool:
 
 async def run_in_folder(
     server: AiEvalServer,
-    folder: Folder,
+    folder: ProjectFolder,
     title: str,
     token: types.ProgressToken | None,
     work: Callable[[RunOptions], RunResult],
