@@ -1,6 +1,6 @@
 """A document's problems against the workspace after edits, to it and to the rubrics it names, are
-those of a full analysis of it against the same rubrics (issue 28: they are kept per case and per
-check between analyses)."""
+those of a full analysis of it against the same rubrics (they are kept per case and per check
+between analyses)."""
 
 from __future__ import annotations
 

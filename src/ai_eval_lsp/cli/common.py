@@ -104,7 +104,7 @@ def database_option() -> argparse.ArgumentParser:
 def finished(args: argparse.Namespace, code: int) -> int:
     """`code`, once a command is done. For the command itself (`args.exit_hard`), the process ends
     here without freeing what the command made: a 10 MB rubric's analysis is 1.5 million objects,
-    which took 0.3 s to free (mypy ends the same way, `util.hard_exit`). What was registered to
+    which take 0.3 s to free (mypy ends the same way, `util.hard_exit`). What was registered to
     run at exit (a plugin's, logging's) runs first and the output is flushed; under a profiler or
     a tracer (coverage) the process ends as usual, so they can save what they measured."""
     if getattr(args, "exit_hard", False) and sys.getprofile() is None and sys.gettrace() is None:

@@ -1,5 +1,5 @@
 """A rubric's checks and a cases file's cases as items, so that an edit inside one item costs that
-item, not the document (issue 20).
+item, not the document.
 
 A full analysis keeps, beside its result, a `Layout`: each item of the top-level `checks` or
 `cases` block list with the text it spans (from the start of its `- ` line to the next item's)

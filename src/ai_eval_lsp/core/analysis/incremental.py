@@ -142,7 +142,7 @@ def before_broken(
     """Where a cursor in `lines.text` (`previous.text` with `edits` applied) was in `previous`,
     when the edits stay inside one item, `previous` read it and its YAML does not read now (a
     keystroke that broke it): completion and hover right after such a keystroke answer from that
-    reading, where the full analysis has no tree (issue 28). None otherwise, and for a cursor
+    reading, where the full analysis has no tree. None otherwise, and for a cursor
     inside the text the edits put in."""
     layout = previous.layout
     if not edits or layout is None or previous.tree is None or layout.broken is not None:
