@@ -181,6 +181,33 @@ def test_the_readme_is_a_front_page_and_the_architecture_a_map() -> None:
     )
 
 
+DECISION = re.compile(r"^### D(\d+)\. .+ \{#d(\d+)\}\n\n\*(\d{4}-\d\d-\d\d) · (.+)\*$", re.M)
+STATUS = re.compile(
+    r"accepted(?: · supersedes ((?:\[D\d+\]\(#d\d+\)(?:, )?)+))?|superseded by \[D(\d+)\]\(#d\2\)"
+)
+
+
+def test_the_decisions_are_a_log_a_reader_can_cite() -> None:
+    """Every decision has its number for good (its anchor), a date and a status; a superseded one
+    names its successor, which names it back and is no older."""
+    text = (DOCS / "decisions.md").read_text(encoding="utf-8")
+    decisions = DECISION.findall(text)
+    assert len(decisions) == len(re.findall(r"^### ", text, re.M)), "a heading that is no decision"
+    numbers = [int(number) for number, anchor, _, _ in decisions if number == anchor]
+    assert sorted(numbers) == list(range(1, len(decisions) + 1))
+    dates = {int(number): date for number, _, date, _ in decisions}
+    superseded_by: dict[int, int] = {}
+    supersedes: dict[int, set[int]] = {}
+    for number, _, _, status in decisions:
+        matched = STATUS.fullmatch(status)
+        assert matched, f"D{number}: {status}"
+        if matched.group(2):
+            superseded_by[int(number)] = int(matched.group(2))
+        supersedes[int(number)] = {int(older) for older in re.findall(r"\[D(\d+)\]", matched.group(1) or "")}
+    assert superseded_by == {older: newer for newer, olders in supersedes.items() for older in olders}
+    assert all(dates[older] <= dates[newer] for older, newer in superseded_by.items())
+
+
 MAP_BASES = ["", "src/ai_eval_lsp", "src/ai_eval_lsp/server", "tests", "vscode-extension"]
 """Where the map's paths start: a row names `core/index.py` under `src/ai_eval_lsp/`, `loop/` under
 the server, `scripts/e2e.mjs` under the extension."""
