@@ -49,8 +49,12 @@ def repository(tmp_path: Path) -> Path:
 
 
 def check(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return command(repo, "check", *args)
+
+
+def command(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ai_eval_lsp", "check", *args],
+        [sys.executable, "-m", "ai_eval_lsp", *args],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -126,7 +130,82 @@ def test_a_rubric_over_50_mb_is_skipped_by_its_size(tmp_path: Path) -> None:
     )
 
 
+DEEP = "[" * 100_000
+"""Nested past Python's stack: every JSON and TOML parser recursed until it crashed."""
+NESTED = "cannot be read: it is nested too deeply to be read"
+
+
+@pytest.mark.parametrize(
+    ("files", "code", "said"),
+    [
+        ({"composer.json": DEEP}, 0, f"warning: composer.json: {NESTED}"),
+        (
+            {"ai-eval.toml": 'schemaFragments = ["kinds.json"]\n', "kinds.json": DEEP},
+            0,
+            f"warning: schema fragment {{repo}}/kinds.json: {NESTED}",
+        ),
+        (
+            {
+                "composer.json": json.dumps({"require": {"drupal/core-recommended": "^10.3"}}),
+                "web/core/lib/Drupal.php": "<?php\n",
+                "web/modules/contrib/ai_eval/ai_eval.info.yml": "name: AI Eval\ntype: module\n",
+                "web/modules/contrib/ai_eval/schema/rubric.schema.json": DEEP,
+            },
+            0,
+            "warning: the site's ai_eval schema {repo}/web/modules/contrib/ai_eval/schema/rubric.schema.json "
+            f"cannot be used ({NESTED}); the shipped schema is used",
+        ),
+        # a settings file that cannot be read stops the command, as an invalid one does
+        (
+            {"pyproject.toml": "[tool.ai-eval]\nx = " + DEEP + "]" * 100_000},
+            2,
+            f"error: {{repo}}/pyproject.toml: {NESTED}; none of its settings would apply, so nothing is "
+            "checked until it is fixed",
+        ),
+        (
+            {"ai-eval.toml": "x = " + DEEP + "]" * 100_000},
+            2,
+            f"error: {{repo}}/ai-eval.toml: {NESTED}; none of its settings would apply, so nothing is "
+            "checked until it is fixed",
+        ),
+    ],
+    ids=["composer.json", "fragment", "site-schema", "pyproject.toml", "ai-eval.toml"],
+)
+def test_a_project_file_nested_past_any_parser_is_one_line_not_a_crash(
+    tmp_path: Path, files: dict[str, str], code: int, said: str
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    for name, text in {**files, "rubrics/ok.yaml": CLEAN}.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    done = check(repo, "rubrics")
+    assert "Traceback" not in done.stderr
+    assert said.format(repo=repo) in done.stderr.splitlines()
+    assert done.returncode == code
+    if code == 0:
+        assert done.stdout.splitlines()[-1] == "All checks passed: 1 file"
+
+
 CASES = "rubric: ok\ncases:\n  - {id: a, response: 'a'}\n"
+
+
+def test_a_nul_in_a_path_setting_is_said_and_its_default_kept(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ai-eval.toml").write_text(
+        'drupal.root = "web\\u0000"\nresultsDatabase = "a\\u0000.sqlite"\n'
+    )
+    (tmp_path / "ok.rubric.yaml").write_text(CLEAN)
+    (tmp_path / "ok.cases.yaml").write_text(CASES)
+    checked, ran = check(tmp_path, "."), command(tmp_path, "run", "ok.cases.yaml")
+    for done in (checked, ran):
+        assert done.returncode == 0, done.stderr
+        for setting in ("drupal.root", "resultsDatabase"):
+            assert (
+                f"warning: {tmp_path / 'ai-eval.toml'}: setting `{setting}` holds a NUL character, which no "
+                "path, command or URL can; using the default"
+            ) in done.stderr.splitlines()
+    assert (tmp_path / ".ai_eval" / "results.sqlite").is_file()
 
 
 def test_run_ends_with_a_note_and_a_named_cases_fifo_is_an_io_error(repository: Path) -> None:
@@ -206,6 +285,37 @@ DOUBLING = "$s = 'xxxxxxxx';\n" + "$s .= $s;\n" * 40
             "'/settings.local.php'`: not read: it is a named pipe (FIFO)",
         ),
         (DEFAULT_SETTINGS_TOP + "include '/dev/zero';\n", False, "includes `'/dev/zero'`: not read"),
+        (
+            DEFAULT_SETTINGS_TOP + 'include __DIR__ . "/settings.local\\0.php";\n',
+            False,
+            "not read: its name holds a NUL character, which no file's name can",
+        ),
+        (
+            DEFAULT_SETTINGS_TOP + 'if (file_exists("a\\0b")) { $x = 1; }\n',
+            False,
+            'asks `file_exists("a\\0b")`: its name holds a NUL character',
+        ),
+        # PHP saturates a cast past its integers (Python's int() refused 5,000 digits) and casts
+        # infinity to 0: neither is a port
+        *(
+            (
+                DEFAULT_SETTINGS_TOP + "$databases['default']['default'] = ['driver' => 'mysql', "
+                f"'database' => 'd', 'host' => 'h', 'port' => (int) {cast}];\n",
+                False,
+                f"the site's database port in web/sites/default/settings.php is `{port}`, not a number "
+                "from 1 to 65535",
+            )
+            for cast, port in [("'" + "9" * 5000 + "'", 2**63 - 1), ("1e400", 0)]
+        ),
+    ],
+    ids=[
+        "doubling",
+        "local-fifo",
+        "dev-zero",
+        "nul-include",
+        "nul-file-exists",
+        "int-5000-digits",
+        "int-1e400",
     ],
 )
 def test_check_and_site_pull_go_on_whatever_settings_php_holds(

@@ -10,15 +10,13 @@ stays part of its site. Neither are `/` and the home folder (a dotfiles `.git` i
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai_eval_lsp.disk.reading import read_file, read_head
+from ai_eval_lsp.disk.reading import read_head, read_json, read_toml
 
 SETTINGS_FILE = "ai-eval.toml"
 MARKERS = frozenset({SETTINGS_FILE, "pyproject.toml", "composer.json", ".git"})
@@ -101,10 +99,10 @@ def marker_files(folder: str, names: Collection[str]) -> list[str]:
 
 def _composer_project(path: Path) -> bool:
     try:
-        data = json.loads(read_file(path, path.parent.resolve()))
+        data = read_json(path, path.parent.resolve())
     except FileNotFoundError:
         return False
-    except (OSError, UnicodeDecodeError, ValueError):
+    except OSError:
         return True  # a composer.json we cannot read still marks where a project is
     kind = data.get("type") if isinstance(data, dict) else None
     return not (isinstance(kind, str) and kind.startswith("drupal-") and kind != "drupal-project")
@@ -112,8 +110,8 @@ def _composer_project(path: Path) -> bool:
 
 def _has_settings_table(path: Path) -> bool:
     try:
-        tool = tomllib.loads(read_file(path, path.parent.resolve()).decode("utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        tool = read_toml(path, path.parent.resolve()).get("tool", {})
+    except OSError:
         return False
     return isinstance(tool, dict) and "ai-eval" in tool
 

@@ -22,6 +22,7 @@ reading stops and everything is unknown. Each says why.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING
 
 from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.drupal.phpread import (
+    INT_MAX,
+    INT_MIN,
     Evaluator,
     PhpArray,
     PhpSources,
@@ -363,8 +366,8 @@ class _Reader(Evaluator):
                 array = inner
             last = keys[-1]
             array.put(None if last is None else self.array_key(last), value)
-        except OverflowError:  # `$a[] = ...` past PHP_INT_MAX, which PHP refuses
-            self.variables[name] = Unknown(f"an element appended past PHP_INT_MAX at {self.where(target)}")
+        except OverflowError:  # `$a[] = ...` past PHPINT_MAX, which PHP refuses
+            self.variables[name] = Unknown(f"an element appended past PHPINT_MAX at {self.where(target)}")
             return
         self.variables[name] = top
 
@@ -551,17 +554,19 @@ def _to_int(value: PhpValue) -> PhpValue:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return 0  # PHP's infinity and NaN cast to 0
+        if not INT_MIN <= value <= INT_MAX:
+            return Unknown("an integer cast of a number past PHP's integers")
         return int(value)
     if isinstance(value, bytes):
         digits = value.strip().decode("ascii", "replace")
         sign = -1 if digits.startswith("-") else 1
-        digits = digits.lstrip("+-")
-        number = ""
-        for character in digits:
-            if not character.isdigit():
-                break
-            number += character
-        return sign * int(number) if number else 0
+        unsigned = digits.lstrip("+-")
+        number = unsigned[: len(unsigned) - len(unsigned.lstrip("0123456789"))]
+        if len(number) > len(str(INT_MAX)):  # PHP saturates; Python would not even convert it
+            return INT_MIN if sign < 0 else INT_MAX
+        return max(INT_MIN, min(INT_MAX, sign * int(number))) if number else 0
     return Unknown("an integer cast")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import reading
 from ai_eval_lsp.drupal.codebase import Codebase, site_settings
@@ -25,6 +26,7 @@ TABLE = "ai_eval_result"
 SETTING = "site.database"
 GIVE_IT = f"give the setting `{SETTING}` (such as `mysql://USER:PASSWORD@127.0.0.1:3306/DATABASE`)"
 
+PORTS = "a number from 1 to 65535"
 _DDEV_HOST = "db"
 """The host name of DDEV's database container, known only inside DDEV's network."""
 
@@ -157,9 +159,13 @@ def _host_and_port(place: str, origin: str) -> tuple[str, int | None]:
             raise AddressError(f"{origin}: an IPv6 address is written in brackets, such as [::1]")
     if host and not _HOST.fullmatch(host):
         raise AddressError(f"{origin}: the host holds a space, a control character or one of []@")
-    if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
-        raise AddressError(f"{origin}: the port is not a number from 1 to 65535")
+    if port and not _is_port(port):
+        raise AddressError(f"{origin}: the port is not {PORTS}")
     return host.strip("[]") if host.startswith("[") else host, int(port) if port else None
+
+
+def _is_port(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 5 and 1 <= int(text) <= 65535
 
 
 def _decoded(text: str, what: str, origin: str) -> str:
@@ -275,8 +281,8 @@ def _address(found: PhpArray, drupal_root: Path, where: str) -> SiteAddress:
     if driver == "sqlite":  # relative to the Drupal root, where Drupal runs
         return SiteAddress("sqlite", str(drupal_root / database), prefix=prefix, origin=where)
     port_text = field_of("port")
-    if port_text and not re.fullmatch(r"[0-9]{1,5}", port_text):
-        raise AddressError(f"the site's database port in {where} is `{port_text}`, not a number")
+    if port_text and not _is_port(port_text):
+        raise AddressError(f"the site's database port in {where} is `{printable(port_text)}`, not {PORTS}")
     return SiteAddress(
         driver,
         database,
@@ -302,7 +308,7 @@ def _ddev_config(root: Path, drupal_root: Path) -> Path | None:
     and the project root."""
     for folder in [drupal_root, *drupal_root.parents]:
         config = folder / ".ddev" / "config.yaml"
-        if config.is_file():
+        if os.path.lexists(config):  # one not read (a FIFO) is said when its port is needed
             return config
         if folder == root or not folder.is_relative_to(root):
             break
@@ -320,7 +326,7 @@ def _ddev_published(address: SiteAddress, config: Path, home: Path) -> SiteAddre
         ) from None
     values = document.value if document is not None and isinstance(document.value, dict) else {}
     port = str(values.get("host_db_port", "")).strip()
-    if not re.fullmatch(r"[0-9]{1,5}", port):
+    if not _is_port(port):
         raise AddressError(
             "the site's database is DDEV's `db` container, whose port on this machine changes at every "
             "`ddev start`; set `host_db_port` in .ddev/config.yaml (then `ddev restart`)"

@@ -76,6 +76,7 @@ class Project:
             settings.drupal_root or None,
             site=settings.drupal_site or None,
             read_settings=settings.workspace_trusted,
+            unread=problems,
         )
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run, home=root.resolve())
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
