@@ -554,10 +554,12 @@ def site_settings(
     read: Callable[[Path], bytes | None],
     exists: Callable[[Path], bool],
     display: Callable[[Path], str] = str,
+    started: float | None = None,
 ) -> SettingsRun:
     """The site's `settings.php` run statically, as Drupal runs it: from the Drupal root, with
     `$app_root`, `$site_path`, `DRUPAL_ROOT` and the environment given (the configuration's
-    place is read with none: a cached discovery must not depend on it)."""
+    place is read with none: a cached discovery must not depend on it); within the budget that
+    began at `started` (`run_settings`)."""
     known = {"app_root": os.fsencode(root), "site_path": f"sites/{site}".encode()}
     return run_settings(
         root / "sites" / site / "settings.php",
@@ -567,6 +569,7 @@ def site_settings(
         read,
         exists,
         display,
+        started=started,
     )
 
 

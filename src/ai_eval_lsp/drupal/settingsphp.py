@@ -107,13 +107,15 @@ def run_settings(
     exists: Callable[[Path], bool],
     display: Callable[[Path], str] = str,
     budget: float = BUDGET_SECONDS,
+    started: float | None = None,
 ) -> SettingsRun:
     """Run a settings file with the variables Drupal defines before it (`$app_root`,
     `$site_path`) and the global constants it knows (`DRUPAL_ROOT`); `getenv()` reads
     `environment`; `read` gives a file's bytes, or None when there is no such file, `exists`
     whether a file is there (what `file_exists()` asks); either raises OSError for a file that
     may not or cannot be read (`disk.reading.Refused`). `display` writes paths in reasons; the
-    reading stops after `budget` seconds."""
+    reading stops `budget` seconds after `started` (`time.monotonic()`; default: now), so what
+    was read for it before (a `.env` file) counts too."""
     program = _Program(
         SettingsRun(variables=dict(variables)),
         constants,
@@ -121,7 +123,7 @@ def run_settings(
         read,
         exists,
         display,
-        time.monotonic() + budget,
+        (time.monotonic() if started is None else started) + budget,
     )
     try:
         why = program.run_file(path)
