@@ -117,6 +117,31 @@ def test_a_file_named_on_the_command_line_that_is_not_read_is_an_io_error(
         assert json.loads(done.stdout)["runs"][0]["invocations"][0]["executionSuccessful"] is False
 
 
+@pytest.mark.parametrize("form", ["text", "github", "sarif"])
+@pytest.mark.parametrize("named", ["rubrics", "rubrics/creds.yaml", "{alias}/rubrics/creds.yaml"])
+def test_a_folder_linked_out_of_the_repository_is_not_read_when_named_on_the_command_line(
+    tmp_path: Path, named: str, form: str
+) -> None:
+    """The project root is found from the path as written, so the folder a `rubrics` link leads
+    to (a project of its own, here) never becomes the project; the path named through a link to
+    the repository itself (as `/tmp` is on macOS) is the repository's too."""
+    outside, repo = tmp_path / "runner_secret", tmp_path / "repo"
+    (outside / ".git").mkdir(parents=True)
+    (outside / "creds.yaml").write_text(f'id: {TOKEN}\nversion: "1.0"\napi_key: hunter2\n')
+    (repo / ".git").mkdir(parents=True)
+    (repo / "rubrics").symlink_to(outside)
+    (tmp_path / "alias").symlink_to(repo)
+    path = named.format(alias=tmp_path / "alias")
+    done = check(repo, "--format", form, path)
+    assert TOKEN not in done.stdout + done.stderr and "hunter2" not in done.stdout + done.stderr
+    if named == "rubrics":  # walked: skipped with a note
+        assert done.returncode == 0
+        assert f"warning: rubrics/creds.yaml: {OUTSIDE}" in done.stderr.splitlines()
+    else:  # named: an I/O error
+        assert done.returncode == 2
+        assert f"error: {path}: {OUTSIDE}" in done.stderr.splitlines()
+
+
 def test_a_rubric_over_50_mb_is_skipped_by_its_size(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     with (tmp_path / "huge.rubric.yaml").open("wb") as file:
