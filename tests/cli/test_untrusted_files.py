@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import without_test_plugins
+from example_site import MODULE, copy_example
 from site_shapes import DEFAULT_SETTINGS_TOP, LOCAL_INCLUDE, codebase, write
 from test_watch import lines_of, sigint_as_in_a_terminal, take
 
@@ -370,3 +371,68 @@ def test_check_and_site_pull_go_on_whatever_settings_php_holds(
     (error,) = [line for line in pulled.stderr.splitlines() if line.startswith("error: ")]
     assert error.startswith("error: no site runs: ") and said in error
     assert "Traceback" not in checked.stderr + pulled.stderr
+
+
+@pytest.mark.parametrize("shape", ["fifo", "link outside", "over 1 MB"])
+def test_a_composer_json_that_is_not_read_is_said_not_silently_no_codebase(
+    tmp_path: Path, shape: str
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "ok.rubric.yaml").write_text(CLEAN)
+    composer = repo / "composer.json"
+    if shape == "fifo":
+        os.mkfifo(composer)
+        why = FIFO
+    elif shape == "link outside":
+        (tmp_path / "composer.json").write_text('{"require": {"drupal/core": "^10"}}')
+        composer.symlink_to(tmp_path / "composer.json")
+        why = OUTSIDE
+    else:
+        composer.write_text('{"require": {"drupal/core": "^10"}, "x": "' + "x" * 2**20 + '"}')
+        why = "not read: it is 1.0 MB, over the 1 MB limit for this kind of file"
+    done = check(repo, ".")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "All checks passed: 1 file"
+    assert f"warning: composer.json: {why}" in done.stderr.splitlines()
+
+
+def test_a_pyproject_toml_that_is_a_fifo_is_said_as_a_settings_file_that_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ok.rubric.yaml").write_text(CLEAN)
+    os.mkfifo(tmp_path / "pyproject.toml")
+    done = check(tmp_path, ".")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"error: {tmp_path / 'pyproject.toml'}: {FIFO}; none of its settings would apply, so nothing is "
+        "checked until it is fixed"
+    ]
+
+
+def test_an_executor_s_php_file_that_is_a_fifo_is_said_once_for_what_it_is(tmp_path: Path) -> None:
+    site = copy_example(tmp_path / "site")
+    executor = f"{MODULE}/src/CheckExecutor/WordCountExecutor.php"
+    (site / executor).unlink()
+    os.mkfifo(site / executor)
+    done = check(site, f"{MODULE}/rubrics")
+    assert f"note: {executor}: {FIFO}" in done.stderr.splitlines()
+    assert "does not exist" not in done.stderr
+
+
+@pytest.mark.parametrize("database", ["//dev/zero", "/pipe.sqlite", "/none.sqlite"])
+def test_an_sqlite_site_that_is_no_regular_file_says_what_it_is(tmp_path: Path, database: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ai-eval.toml").write_text(f'site.database = "sqlite://localhost{database}"\n')
+    os.mkfifo(tmp_path / "pipe.sqlite")
+    done = command(tmp_path, "site", "pull", "--db", str(tmp_path / "results.sqlite"))
+    path = database[1:] if database.startswith("//") else str(tmp_path / database[1:])
+    why = {
+        "//dev/zero": "it is a device, not a regular file",
+        "/pipe.sqlite": "it is a named pipe (FIFO), not a regular file",
+        "/none.sqlite": "there is no such file",
+    }[database]
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: cannot read the site's runs from sqlite file {path}: {why}\n",
+    )

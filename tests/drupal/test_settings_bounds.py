@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from site_shapes import DDEV_INCLUDE, DEFAULT_SETTINGS_TOP, LOCAL_INCLUDE, codebase, write
+from site_shapes import DDEV_INCLUDE, DEFAULT_SETTINGS_TOP, LOCAL_INCLUDE, SHAPES, Database, codebase, write
 
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal.codebase import scan, site_settings
@@ -327,4 +327,28 @@ def test_what_was_read_for_the_settings_before_them_counts_in_their_budget() -> 
     )
     assert run.stopped is not None and run.stopped.why.startswith(
         "reading the settings files stopped after 1 s"
+    )
+
+
+def test_a_ddev_config_that_is_a_fifo_is_said_where_its_port_is_needed(tmp_path: Path) -> None:
+    SHAPES["DDEV, port in its config"](tmp_path, Database("mysql", "db", user="db", password="db"))
+    config = tmp_path / ".ddev/config.yaml"
+    config.unlink()
+    os.mkfifo(config)
+    started = time.monotonic()
+    address, note = address_of(tmp_path)
+    assert ended(started) and address is None and note is not None
+    assert note.startswith(
+        "the site's database is DDEV's `db` container, and .ddev/config.yaml, which would give its port, is "
+        "not read: it is a named pipe (FIFO), not a regular file"
+    )
+
+
+def test_a_settings_file_that_includes_itself_is_named_once(tmp_path: Path) -> None:
+    a_site(tmp_path, "<?php\ninclude __FILE__;\n")
+    address, note = address_of(tmp_path)
+    assert address is None and note is not None
+    assert note.startswith(
+        f"no `$databases['default']['default']` in {SETTINGS} ({SETTINGS}:2 includes `__FILE__`: more than "
+        "20 files included); "
     )

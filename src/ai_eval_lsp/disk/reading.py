@@ -211,10 +211,13 @@ def _real_path(descriptor: int, path: Path) -> str:
 
 
 def _refuse_special(path: Path, mode: int) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    raise Refused(path, f"it is {kind}, not a regular file, and only regular files are read")
+    if not stat.S_ISREG(mode):
+        raise Refused(path, f"it is {kind_of(mode)}, not a regular file, and only regular files are read")
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, in words: "a named pipe (FIFO)", "a device"."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
 def _too_big(size: int, limit: int) -> str:

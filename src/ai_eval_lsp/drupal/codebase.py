@@ -360,7 +360,7 @@ def _discover(
     def display(path: Path) -> str:
         return _shown(path, folder)
 
-    sources = PhpSources(autoload, reads.read, display)
+    sources = PhpSources(autoload, reads.file, display)
     elsewhere = {f"Drupal\\{module.name}\\": module.name for module in uninstalled}
     executors = _executors(modules, sources, elsewhere, reads, notices, display)
     tests = _test_modules([*modules, *uninstalled], root, reads)
@@ -756,7 +756,7 @@ def _dormant(
     kinds: dict[str, DormantKind] = {}
     for test_module, modules in ((False, list(uninstalled)), (True, list(tests))):
         autoload = {f"Drupal\\{module.name}\\": module.folder / "src" for module in modules}
-        sources = PhpSources(autoload, reads.read, display)
+        sources = PhpSources(autoload, reads.file, display)
         for executor in _executors(modules, sources, {}, reads, [], display):
             file, line = (
                 (executor.class_file, executor.class_line)

@@ -49,6 +49,9 @@ class SiteAddress:
 
     def __post_init__(self) -> None:
         hold(self.password, self.username, self.database, self.host)
+        for what, name in (("user's name", self.username), ("database's name", self.database)):
+            if "\0" in name:  # the server would take it for the end of the name, and answer garbage
+                raise AddressError(f"{self.origin}: the {what} holds a NUL character, which no {what} can")
 
     @property
     def table(self) -> str:
@@ -64,8 +67,11 @@ class SiteAddress:
     def __str__(self) -> str:
         """How messages name it: driver, host, port, database and user, never the password."""
         if self.driver == "sqlite":
-            return f"sqlite file {self.database}"
-        return f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+            return f"sqlite file {printable(self.database)}"
+        return (
+            f"{self.driver} database `{printable(self.database)}` on {printable(self.host)}:{self.port} as "
+            f"`{printable(self.username)}`"
+        )
 
 
 class AddressError(ValueError):
@@ -239,7 +245,9 @@ def _from_settings(
         return what + (f"; not followed: {'; '.join(others)}" if others else "") + f"; {GIVE_IT}"
 
     found = run.get("databases", "default", "default")
-    read_from = ", ".join(shown(path) for path in run.files)
+    read_from = ", ".join(
+        shown(path) for path in dict.fromkeys(run.files)
+    )  # each once, however often included
     if not isinstance(found, PhpArray):
         why = f" ({found.why})" if isinstance(found, Unknown) else ""
         return None, note(f"no `$databases['default']['default']` in {read_from}{why}")
