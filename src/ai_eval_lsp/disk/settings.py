@@ -175,9 +175,7 @@ class Settings:
                 problems.append(f"unknown setting `{key}`; {hint}")
                 continue
             converted = _convert(value, setting)
-            if converted is not None and "\0" in "".join(
-                converted if isinstance(converted, tuple) else [str(converted)]
-            ):
+            if _holds_nul(converted):
                 problems.append(
                     f"setting `{key}` holds a NUL character, which no path, command or URL can; using the default"
                 )
@@ -326,6 +324,13 @@ def _convert(value: Any, setting: Field[Any]) -> Any:
         ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
         return tuple(value) if ok else None
     return value if isinstance(value, str) else None
+
+
+def _holds_nul(value: Any) -> bool:
+    """Whether a setting's text holds a NUL, which no path, command or URL can."""
+    return any(
+        isinstance(item, str) and "\0" in item for item in (value if isinstance(value, tuple) else (value,))
+    )
 
 
 def _describe(setting: Field[Any]) -> str:
