@@ -138,7 +138,8 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
     project's); None, once the trouble is said, when there is none yet or it cannot be read."""
     from ai_eval_lsp.runs.store import ResultStore, StoreError
 
-    path = Path(args.db) if args.db else projects.here().results_database
+    project = None if args.db else projects.here()
+    path = Path(args.db) if project is None else project.results_database
     if not path.is_file():
         print(
             f"error: no results database at {path}: `ai-eval-lsp run CASES.yaml` stores runs there "
@@ -147,7 +148,7 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
         )
         return None
     try:
-        return read(ResultStore(path))
+        return read(ResultStore(path, project.root if project else None))
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return None

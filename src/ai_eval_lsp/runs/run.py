@@ -312,7 +312,11 @@ def run(
     `names` what the results call each case (by default, `case_names`); `site_target`, the site's
     evaluation target they mirror (the cases file's `site_target`)."""
     started, clock = time.time(), time.perf_counter()
-    store = ResultStore(options.database or project.results_database)
+    store = (
+        ResultStore(options.database)
+        if options.database
+        else ResultStore(project.results_database, project.root)
+    )
     try:
         store.check_writable()  # now, not once every case is graded
     except StoreError as err:

@@ -17,6 +17,7 @@ import math
 import re
 import socket
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from typing import Any, Protocol
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
 from ai_eval_lsp.core.text import printable
+from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
@@ -630,8 +632,16 @@ class _Sqlite(_Reads):
 
     def value(self, query: str, parameters: tuple[int, ...]) -> Any:
         path = Path(self.address.database)
-        if not path.is_file():
-            raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")
+        try:
+            mode = path.stat().st_mode
+        except (OSError, ValueError):
+            raise SiteError(
+                f"cannot read the site's runs from {self.address}: there is no such file"
+            ) from None
+        if not stat.S_ISREG(mode):  # SQLite would wait on a FIFO, or take a device for a database
+            raise SiteError(
+                f"cannot read the site's runs from {self.address}: it is {kind_of(mode)}, not a regular file"
+            )
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT)
         try:
             connection.execute("PRAGMA query_only = ON")
@@ -653,7 +663,7 @@ _NOTHING_ANSWERS = "nothing answers there (is the database server running, and t
 _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
     (
         lambda err, text: _chained(err, socket.gaierror),
-        lambda a: f"the host `{a.host}` is not known",
+        lambda a: f"the host `{printable(a.host)}` is not known",
     ),
     (
         lambda err, text: (
@@ -670,29 +680,31 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
     ),
     (
         lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
-        lambda a: f"the user `{a.username}` or its password is refused",
+        lambda a: f"the user `{printable(a.username)}` or its password is refused",
     ),
     (
         lambda err, text: _code(err) in (1049, "3D000") or "unknown database" in text,
-        lambda a: f"there is no database `{a.database}`",
+        lambda a: f"there is no database `{printable(a.database)}`",
     ),
     (
         # MySQL and MariaDB say the same to a user without access, whether the database exists or not
         lambda err, text: _code(err) == 1044,
         lambda a: (
-            f"there is no database `{a.database}`, or the user `{a.username}` may not use it "
+            f"there is no database `{printable(a.database)}`, or the user `{printable(a.username)}` may not use it "
             "(MySQL and MariaDB do not tell which): check the name, or grant the user SELECT on its table"
         ),
     ),
     (
         lambda err, text: _code(err) in (1146, "42P01") or "no such table" in text or "doesn't exist" in text,
         lambda a: (
-            f"there is no table `{a.table}`: is ai_eval installed on the site (and the table prefix right)?"
+            f"there is no table `{printable(a.table)}`: is ai_eval installed on the site (and the table prefix right)?"
         ),
     ),
     (
         lambda err, text: _code(err) in (1142, "42501") or "denied" in text,
-        lambda a: f"the user `{a.username}` may not read `{a.table}`; grant it SELECT on that table",
+        lambda a: (
+            f"the user `{printable(a.username)}` may not read `{printable(a.table)}`; grant it SELECT on that table"
+        ),
     ),
     (
         lambda err, text: (

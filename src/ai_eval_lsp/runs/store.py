@@ -22,6 +22,7 @@ from ai_eval_lsp.core.compare import (
     row_verdicts,
     run_label,
 )
+from ai_eval_lsp.disk.reading import inside, within
 from ai_eval_lsp.drupal.secrets import found_in, redact
 
 ROW_FIELDS = (
@@ -137,8 +138,11 @@ class StoreError(Exception):
 
 
 class ResultStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, home: Path | None = None) -> None:
         self.path = path
+        self.home = home
+        """The project a database named inside it must really be inside of (a real path), never
+        written through a link leading out (SPEC 6); None for a place the user named (`--db`)."""
 
     def check_writable(self) -> None:
         """Raise StoreError now if a run could not be stored here, before any case is graded;
@@ -155,6 +159,12 @@ class ResultStore:
     def _check_place(self) -> Path:
         """The nearest folder above the path that exists; StoreError for a path that can never be
         a database file: a folder, or a path below a file."""
+        home = self.home
+        if home is not None and within(os.path.abspath(self.path), home) and not inside(self.path, home):
+            raise StoreError(
+                f"{self.path}: the results database is not written there: a symbolic link leads out of the "
+                f"project, and only files inside it are written{WHERE}"
+            )
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder: the results database is a file{WHERE}")
         above = next(folder for folder in self.path.parents if folder.exists())
