@@ -135,7 +135,8 @@ def positive(text: str) -> int:
 
 def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
     """What `read` takes from the results database the command reads (--db, else the current
-    project's); None, once the trouble is said, when there is none yet or it cannot be read."""
+    project's); None, once the trouble is said, when there is none yet or it cannot be read. The
+    rows it left out are said as warnings."""
     from ai_eval_lsp.runs.store import ResultStore, StoreError
 
     path = Path(args.db) if args.db else projects.here().results_database
@@ -146,11 +147,15 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
             file=sys.stderr,
         )
         return None
+    store = ResultStore(path)
     try:
-        return read(ResultStore(path))
+        return read(store)
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return None
+    finally:
+        for note in store.skipped:
+            print(f"warning: {note}", file=sys.stderr)
 
 
 def warn_of_problems(project: Project) -> None:
