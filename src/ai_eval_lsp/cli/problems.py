@@ -12,6 +12,7 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.problems import Problem, Severity
+from ai_eval_lsp.core.text import workflow
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -97,19 +98,11 @@ def _json(found: Sequence[FileProblem], files_checked: int) -> str:
     return json.dumps(items, indent=2, ensure_ascii=False)
 
 
-def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(level: str, message: str, **properties: str | int) -> str:
     """A GitHub Actions workflow command that annotates the job (`::error file=...::message`),
     escaped as the runner reads it."""
-    listed = ",".join(f"{name}={_escape_property(str(value))}" for name, value in properties.items())
-    return f"::{level} {listed}::{_escape_data(message)}"
+    listed = ",".join(f"{name}={workflow(str(value), field=True)}" for name, value in properties.items())
+    return f"::{level} {listed}::{workflow(message)}"
 
 
 def _github(found: Sequence[FileProblem], notes: Sequence[FileNote]) -> str:
