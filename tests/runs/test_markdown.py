@@ -5,6 +5,9 @@ brings), with GFM tables, as GitHub reads it."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,30 @@ def test_a_site_row_s_text_renders_as_literal_text_in_a_diff(
     kinds, seen = shown(out)
     assert not kinds & UNSAFE and "code_inline" in kinds
     assert seen.count(EVIL) == 2  # the heading's target and the question's row, whole
+
+
+def run_cli(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "ai_eval_lsp", "--root", str(root), *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_a_password_in_a_case_id_is_shown_in_no_format_whatever_escapes_it(tmp_path: Path) -> None:
+    """The site's password `Kx7pa|ss99`, percent-encoded in its URL, in a case id: Markdown
+    wrote it `Kx7pa\\|ss99`, which the redaction did not know."""
+    (tmp_path / "ai-eval.toml").write_text('site.database = "mysql://reader:Kx7pa%7Css99@127.0.0.1:9/site"\n')
+    (tmp_path / "tone.rubric.yaml").write_text(RUBRIC)
+    cases = tmp_path / "t.cases.yaml"
+    ids = ["polite Kx7pa|ss99", "in code `Kx7pa|ss99`", "@Kx7pa|ss99_x"]
+    entries = "".join(f"  - id: {json.dumps(case_id)}\n    response: no\n" for case_id in ids)
+    cases.write_text("rubric: support_tone\ncases:\n" + entries)
+    said = [run_cli(tmp_path, "run", "--format", form, str(cases)) for form in ("markdown", "text", "json")]
+    cases.write_text(cases.read_text().replace("response: no", "response: sorry"))
+    said.append(run_cli(tmp_path, "run", "--format", "markdown", str(cases)))
+    said += [run_cli(tmp_path, "diff", "--format", form) for form in ("markdown", "text", "json")]
+    said.append(run_cli(tmp_path, "report", "-o", str(tmp_path / "r.html")))
+    markdown_diff = said[4].stdout
+    assert "| `polite ***` | fail 0.00 | pass 5.00 | flipped to pass |" in markdown_diff
+    for done in said:
+        assert done.returncode in (0, 1), done.stderr
+        assert "Kx7pa" not in done.stdout + done.stderr and "ss99" not in done.stdout + done.stderr
+    assert "ss99" not in (tmp_path / "r.html").read_text()
