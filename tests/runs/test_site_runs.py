@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from site_db import RUBRIC, SiteRow, SqliteSite, drush_row, runner_row
+from site_shapes import Database, default_install
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
@@ -655,6 +656,21 @@ def test_a_row_s_text_can_neither_colour_the_terminal_nor_forge_a_line(
     for _, out, err in said:
         for line in (out + err).splitlines():
             assert line.isprintable() and not line.lstrip().startswith("injected"), line
+
+
+def test_names_a_settings_file_gives_are_escaped_in_site_pull_s_messages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database or user name from `settings.php` could retitle the terminal or colour it."""
+    default_install(
+        tmp_path, Database("mysql", "d\x1b]0;TITLE\x07", "127.0.0.1", 9, "u\x1b[31mRED", "Pw-1x", "")
+    )
+    code, out, err = cli(tmp_path, capsys, "site", "pull")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        "error: cannot read the site's runs from mysql database `d\\x1b]0;TITLE\\x07` on 127.0.0.1:9 as "
+        "`u\\x1b[31mRED`: nothing answers there (is the database server running, and the host and port right?)"
+    )
 
 
 def test_history_lists_local_and_site_runs_together_marked(

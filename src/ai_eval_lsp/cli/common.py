@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.files import Found
 from ai_eval_lsp.disk.roots import Root, project_root
 from ai_eval_lsp.disk.settings import SettingsFileError
@@ -54,7 +55,7 @@ class Projects:
             except SettingsFileError as err:  # CI must not pass on defaults it was not given
                 raise UsageError(str(err)) from None
             for problem in project.setting_problems:
-                print(f"warning: {problem}", file=sys.stderr)
+                print(printable(f"warning: {problem}"), file=sys.stderr)
             for notice in project.registry.notices():
                 print(f"note: {notice}", file=sys.stderr)
             self.loaded[root.folder] = project
@@ -161,4 +162,4 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
 def warn_of_problems(project: Project) -> None:
     """What the project's plugins and modules could not give, said before a command's output."""
     for problem in project.registry.problems():
-        print(f"warning: {problem}", file=sys.stderr)
+        print(printable(f"warning: {problem}"), file=sys.stderr)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.problems import Problem, Severity
-from ai_eval_lsp.core.text import workflow
+from ai_eval_lsp.core.text import printable, workflow
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -32,7 +32,7 @@ class FileNote:
     error: bool
 
     def line(self) -> str:
-        return f"{'error' if self.error else 'warning'}: {self.path}: {self.message}"
+        return printable(f"{'error' if self.error else 'warning'}: {self.path}: {self.message}")
 
 
 _SEVERITY_NAMES = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "info"}
@@ -61,9 +61,12 @@ def _region(problem: Problem) -> dict[str, int]:
 
 
 def text_line(found: FileProblem) -> str:
-    """`path:line:column: code message`, 1-based, as compilers and ruff print problems."""
+    """`path:line:column: code message`, 1-based, as compilers and ruff print problems; one line
+    whatever a file's name or a value quoted holds (a repository's text: `printable`)."""
     start = found.problem.span.start
-    return f"{found.path}:{start.line + 1}:{start.column + 1}: {found.problem.code} {found.problem.message}"
+    return printable(
+        f"{found.path}:{start.line + 1}:{start.column + 1}: {found.problem.code} {found.problem.message}"
+    )
 
 
 def _text(found: Sequence[FileProblem], files_checked: int) -> str:

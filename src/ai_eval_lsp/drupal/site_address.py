@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import reading
 from ai_eval_lsp.drupal.codebase import Codebase, site_settings
@@ -61,8 +62,10 @@ class SiteAddress:
     def __str__(self) -> str:
         """How messages name it: driver, host, port, database and user, never the password."""
         if self.driver == "sqlite":
-            return f"sqlite file {self.database}"
-        return f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+            return printable(f"sqlite file {self.database}")
+        return printable(
+            f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+        )
 
 
 class AddressError(ValueError):

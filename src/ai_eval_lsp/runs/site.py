@@ -753,5 +753,6 @@ def why_unreadable(address: SiteAddress, err: Exception) -> str:
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = printable(redact(str(err)))  # a server's own words: untrusted too
-    return f"cannot read the site's runs from {address}: {cause}"
+        cause = redact(str(err))
+    # the names a settings file gave, a server's own words: untrusted too
+    return printable(f"cannot read the site's runs from {address}: {cause}")
