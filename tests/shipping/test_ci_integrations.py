@@ -511,10 +511,10 @@ def test_action_runs_cases_with_gates_and_diffs_against_previous_results(
     assert "**check**: All checks passed: 2 files" in summary
     assert "No previous results database at `previous-results`: nothing to compare with." in summary
     assert (
-        "| `evals/tone.cases.yaml` | `tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass_rate 0.50 < 0.8) | 2 | 0 |"
+        "| `evals/tone.cases.yaml` | `tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass\\_rate 0.50 \\< 0.8) | 2 | 0 |"
         in summary
     )
-    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5  all_pass: 0 of 1 checks passed" in summary
+    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5  all\\_pass: 0 of 1 checks passed" in summary
     assert "### ai-eval:" not in summary  # nothing to diff against
     database = Path(first.outputs["results-database"])
     assert database.is_relative_to(first.root / "temp")  # outside the checkout
