@@ -67,10 +67,9 @@ class SiteAddress:
     def __str__(self) -> str:
         """How messages name it: driver, host, port, database and user, never the password."""
         if self.driver == "sqlite":
-            return f"sqlite file {printable(self.database)}"
-        return (
-            f"{self.driver} database `{printable(self.database)}` on {printable(self.host)}:{self.port} as "
-            f"`{printable(self.username)}`"
+            return printable(f"sqlite file {self.database}")
+        return printable(
+            f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
         )
 
 

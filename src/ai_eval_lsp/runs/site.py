@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import decimal
-import json
 import math
 import re
 import socket
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
+from ai_eval_lsp.core.rows import DEPTH, LARGEST, LATEST, loads, nesting
 from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
@@ -344,13 +344,13 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         raise BadRow(f"`question_count` {questions} is negative")
     if not 0 <= errors <= questions:
         raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
-    scores = _text(scores)
+    scores, config = _json(scores, "scores_json"), _json(config, "config_json")
     _scores_within(scores)
     return (
         _integer(row_id, "id"),
         str(target),
         None if run_id is None else _integer(run_id, "run_id"),
-        _integer(timestamp, "timestamp"),
+        _timestamp(timestamp),
         _within(_number(average, "avg_score"), "avg_score", 5),
         _within(_number(rate, "pass_rate"), "pass_rate", 1),
         _within(_number(low, "pass_rate_ci_low", True), "pass_rate_ci_low", 1),
@@ -361,7 +361,7 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         scores,
         _text(source) or "",
         _number(duration, "duration"),
-        _text(config),
+        config,
     )
 
 
@@ -384,7 +384,7 @@ def _scores_within(scores: str | None) -> None:
     if scores is None or _OUT_OF_RANGE.search(scores) is None:
         return
     try:
-        read = json.loads(scores)
+        read = loads(scores)
     except ValueError:
         return
     for question, value in read.items() if isinstance(read, dict) else ():
@@ -413,12 +413,35 @@ def _number(value: Any, name: str, optional: bool = False) -> Any:
 
 
 def _integer(value: Any, name: str) -> int:
+    """A whole number a store keeps (SQLite's are 64-bit: MariaDB's BIGINT UNSIGNED and a float
+    such as 1e19 go past it)."""
     if type(value) is int:
-        return value
-    number = _number(value, name)
-    if number != int(number):
-        raise BadRow(f"`{name}` is {value!r}, not a whole number")
-    return int(number)
+        whole = value
+    else:
+        number = _number(value, name)
+        if number != int(number):
+            raise BadRow(f"`{name}` is {value!r}, not a whole number")
+        whole = int(number)
+    if not -LARGEST - 1 <= whole <= LARGEST:
+        raise BadRow(f"`{name}` {whole} is out of range: a results store keeps at most {LARGEST}")
+    return whole
+
+
+def _timestamp(value: Any) -> int:
+    """A run's time, a date from 1970 to 9999 (as every reader of the store writes it)."""
+    timestamp = _integer(value, "timestamp")
+    if not 0 <= timestamp <= LATEST:
+        raise BadRow(f"`timestamp` {timestamp} is no date between 1970 and 9999")
+    return timestamp
+
+
+def _json(value: Any, name: str) -> str | None:
+    """A JSON column's text, bounded in depth: no reader of the store can be made to recurse
+    without end (a text that is no JSON is read as before: the run keeps its aggregates)."""
+    text = _text(value)
+    if text is not None and nesting(text) > DEPTH:
+        raise BadRow(f"`{name}` nests more than {DEPTH} levels deep")
+    return text
 
 
 def _text(value: Any) -> str | None:
@@ -489,13 +512,13 @@ def _rows_of(document: Any) -> list[list[Any]]:
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
     try:
-        rows = json.loads(document) if document else []
+        found = loads(document) if document else []
     except ValueError:
         raise _Cut("the server cut its answer short") from None
-    if not isinstance(rows, list) or not all(isinstance(values, list) and values for values in rows):
+    if not isinstance(found, list) or not all(isinstance(values, list) and values for values in found):
         raise _Cut("the server cut its answer short")
-    rows.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
-    return rows
+    found.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
+    return found
 
 
 class _Reads:
@@ -742,5 +765,6 @@ def why_unreadable(address: SiteAddress, err: Exception) -> str:
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = printable(redact(str(err)))  # a server's own words: untrusted too
-    return f"cannot read the site's runs from {address}: {cause}"
+        cause = redact(str(err))
+    # the names a settings file gave, a server's own words: untrusted too
+    return printable(f"cannot read the site's runs from {address}: {cause}")
