@@ -297,9 +297,7 @@ def test_ai_eval_site_runs_lists_the_site_s_runs_newest_first_a_regression_marke
         r"; average -3\.00 against site run 1 \(tolerance 0\.5\)",
         newest,
     ), newest
-    assert re.fullmatch(r"\S+ \S+ UTC  site run 1 of support_bot: pass rate 1\.00 .*0 errors", oldest), (
-        oldest
-    )
+    assert re.fullmatch(r"\S+ \S+ UTC  site run 1 of support_bot: pass rate 1\.00 .*0 errors", oldest), oldest
     note = run["drupal"]["site_runs_note"]
     assert note["message"].startswith("ai-eval: ") and "site" in note["message"], note
     assert note["level"] == 2  # vim.log.levels.INFO

@@ -73,8 +73,8 @@ def parse_url(url: str, root: Path, origin: str = f"the setting `{SETTING}`") ->
     """A database URL as Drupal writes them (`SIMPLETEST_DB`, `drush sql:connect`):
     `mysql://USER:PASSWORD@HOST[:PORT]/DATABASE#PREFIX`, `pgsql://...`, `sqlite://localhost/PATH`
     (relative to `root`; `sqlite://localhost//abs/path` absolute); percent-encoding decoded. The
-    user information ends at the last `@`, so a password may hold `@`, `/`, `#` or `:` as they
-    are. AddressError says what is wrong, never quoting the value (SPEC 6: it is untrusted
+    user information ends at the last `@` (an `@` in an SQLite path is written `%40`), so a
+    password may hold `@`, `/`, `#` or `:` as they are. AddressError says what is wrong, never quoting the value (SPEC 6: it is untrusted
     input, and it holds the password)."""
     text = url.strip()
     scheme = _SCHEME.match(text)
@@ -84,7 +84,10 @@ def parse_url(url: str, root: Path, origin: str = f"the setting `{SETTING}`") ->
         _hold_userinfo(rest.rpartition("@")[0])
         raise AddressError(f"{origin} {_wrong_driver(scheme[1] if scheme else None)}")
     if driver == "sqlite":
-        location, _, fragment = rest.partition("#")
+        # Drupal ignores a user and password in an SQLite URL; they end at the last `@` here too
+        userinfo, _, location = rest.rpartition("@")
+        _hold_userinfo(userinfo)
+        location, _, fragment = location.partition("#")
         path = _decoded(location.partition("/")[2], "the SQLite file's path", origin)
         if not path.strip("/"):
             raise AddressError(f"{origin} names no SQLite file: write sqlite://localhost/PATH")
