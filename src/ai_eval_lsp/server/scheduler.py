@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from ai_eval_lsp.core.analysis import Analysis, analyse, update
+from ai_eval_lsp.core.yamltree import load_event_reader
 from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,8 @@ class Scheduler:
             return
         self.land(document, snapshot, future.result())
         self._collect_when_idle()
+        if snapshot.previous is None:  # opened: its first edit reads an item alone
+            self.pool.submit(load_event_reader)
         if document.current:
             self._wake(uri)
         elif uri not in self.analyses.timers:
