@@ -102,3 +102,12 @@ def test_nothing_is_written_where_bytecode_is_not(tmp_path: Path, monkeypatch: p
     PLAIN.build("x = 1\n", {})
     cache.save()
     assert not (tmp_path / "code.marshal").exists()
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    """Read from its metadata folder's name at start, as `importlib.metadata` reads it."""
+    import importlib.metadata
+
+    import ai_eval_lsp
+
+    assert ai_eval_lsp.__version__ == importlib.metadata.version("ai-eval-lsp")
