@@ -46,11 +46,21 @@ class _Cycle:
         self.itself = self
 
 
-async def test_what_editing_left_in_cycles_is_freed_once_the_server_is_idle(
+async def _freed(freed: weakref.ref[_Cycle]) -> None:
+    for _ in range(200):
+        if freed() is None:
+            break
+        await asyncio.sleep(0.05)
+    assert freed() is None
+
+
+async def test_what_was_left_in_cycles_is_freed_once_the_server_is_idle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`serve` leaves the collector no full collection of its own (one scanned every analysis kept
-    and came mid-typing): the server runs one once no analysis has landed for a while."""
+    and came mid-typing): the server runs one once no analysis has landed for a while, and again
+    whenever it is due while nothing is typed."""
+    armed_before = scheduler.COLLECT_WHEN_IDLE  # by another test's server, in this process
     monkeypatch.setattr(scheduler, "COLLECT_WHEN_IDLE", 0.3)
     thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, FULL_COLLECTIONS_NEVER)
@@ -61,6 +71,7 @@ async def test_what_editing_left_in_cycles_is_freed_once_the_server_is_idle(
         path = tmp_path / "edited.rubric.yaml"
         path.write_text('id: edited\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: x}\n')
         uri = client.open(path)
+        await client.settled()  # nothing lands after but what the edit below makes
         left = _Cycle()
         gc.collect(1)  # it lives on: into the oldest generation, which only a full collection scans
         freed = weakref.ref(left)
@@ -72,10 +83,13 @@ async def test_what_editing_left_in_cycles_is_freed_once_the_server_is_idle(
                 break
             await asyncio.sleep(0.01)
         assert document.current and freed() is not None  # typing: no full collection
-        for _ in range(200):
-            if freed() is None:
-                break
-            await asyncio.sleep(0.05)
-        assert freed() is None
+        await _freed(freed)
+
+        await asyncio.sleep(armed_before + 0.5)  # every collection an analysis asked for is done
+        left = _Cycle()  # what a run or a poll leaves, with no analysis landing after it
+        gc.collect(1)
+        freed = weakref.ref(left)
+        del left
+        await _freed(freed)
     finally:
         gc.set_threshold(*thresholds)

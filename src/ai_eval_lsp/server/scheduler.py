@@ -19,9 +19,9 @@ from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
 log = logging.getLogger(__name__)
 
 COLLECT_WHEN_IDLE = 2.0
-"""How long after the last analysis landed the collector's full collection runs (`serve` leaves it
-none of its own): one scans every analysis kept (~0.2 s with a 10,000-check rubric open), which
-mid-typing was a keystroke's wait."""
+"""How long after the last analysis landed the collector's full collection runs, and how often it
+is asked for after (`serve` leaves it none of its own): one scans every analysis kept (~0.2 s with
+a 10,000-check rubric open), which mid-typing was a keystroke's wait."""
 
 
 def analyse_snapshot(snapshot: Snapshot) -> Analysis:
@@ -90,13 +90,14 @@ class Scheduler:
 
     def _collect_when_idle(self) -> None:
         """The collector's full collection, once no analysis has landed for a while and none runs
-        (one would be scanned as it is built, and a request wait for both)."""
+        (one would be scanned as it is built, and a request wait for both), when the young
+        collections promoted objects since the last; asked again every while after, so that what
+        runs and polls leave in cycles is freed while nothing is typed too."""
 
         def collect() -> None:
-            if self.analyses.running:
-                self._collect_when_idle()
-            else:
+            if not self.analyses.running and gc.get_count()[2]:
                 gc.collect()
+            self._collect_when_idle()
 
         self.analyses.collect_later(asyncio.get_running_loop().call_later(COLLECT_WHEN_IDLE, collect))
 
