@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -436,6 +435,8 @@ def _regression(comparison: Diff | None) -> list[str]:
 def notify_subscribers(row: dict[str, Any], context: RunContext) -> threading.Thread:
     """Call every run-complete subscriber once, in the background: the row is already stored,
     so a slow subscriber delays nothing and one that raises is logged and forgotten."""
+
+    from importlib.metadata import entry_points
 
     def call_all() -> None:
         for entry in sorted(

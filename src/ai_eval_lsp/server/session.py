@@ -218,6 +218,14 @@ class Analyses:
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     running: dict[str, OpenDocument] = field(default_factory=dict)
     waiting: dict[str, list[asyncio.Future[None]]] = field(default_factory=dict)
+    collection: asyncio.TimerHandle | None = None
+    """The collector's full collection, once no analysis has landed for a while."""
+
+    def collect_later(self, timer: asyncio.TimerHandle) -> None:
+        """The full collection runs when `timer` fires (not when the one before would have)."""
+        if self.collection is not None:
+            self.collection.cancel()
+        self.collection = timer
 
     def later(self, uri: str, timer: asyncio.TimerHandle) -> None:
         """The document is analysed when `timer` fires (not when the one before would have)."""
