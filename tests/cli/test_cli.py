@@ -71,6 +71,32 @@ def test_text_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert out.splitlines()[-1] == "1 error, 0 warnings, 0 info in 1 file"
 
 
+HOSTILE = "x\n::error file=README.md,line=1::Spoofed\n```\n<img src=https://evil.example/x.png>\x1b]0;T\x07"
+"""A rubric value that forged a workflow command, closed the job summary's fence and set the
+terminal's title, printed raw by `check`."""
+
+
+def test_a_value_or_a_file_name_cannot_break_check_s_text_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "a\n::error file=README.md::named\x1b[31m.rubric.yaml"
+    path.write_text(
+        f'id: a\nversion: "1.0"\nchecks:\n  - kind: {json.dumps(HOSTILE)}\nscoring: {{combine: all_pass}}\n'
+    )
+    code, out, err = run(capsys, "--root", str(tmp_path), "check", str(path))
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith(
+        f"{tmp_path}/a\\n::error file=README.md::named\\x1b[31m.rubric.yaml:4:11: unknown-kind"
+    )
+    assert (
+        "`x\\n::error file=README.md,line=1::Spoofed\\n```\\n<img src=https://evil.example/x.png>\\x1b]0;T\\x07`"
+        in first
+    )
+    assert len(out.splitlines()) == 2  # the problem and the count
+    assert all(line.isprintable() for line in (out + err).splitlines())
+
+
 def test_json_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "--root", str(workspace), "check", "--format", "json", str(workspace))
     items = json.loads(out)

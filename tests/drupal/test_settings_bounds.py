@@ -11,12 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from site_shapes import DDEV_INCLUDE, DEFAULT_SETTINGS_TOP, LOCAL_INCLUDE, codebase, write
+from site_shapes import DDEV_INCLUDE, DEFAULT_SETTINGS_TOP, LOCAL_INCLUDE, SHAPES, Database, codebase, write
 
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal.codebase import scan, site_settings
 from ai_eval_lsp.drupal.phpread import Unknown, parse_php, php_text
-from ai_eval_lsp.drupal.site_address import SiteAddress, find_address
+from ai_eval_lsp.drupal.settingsphp import run_settings
+from ai_eval_lsp.drupal.site_address import SiteAddress, dotenv_values, find_address
 from ai_eval_lsp.project.project import Project
 
 SETTINGS = "web/sites/default/settings.php"
@@ -299,3 +300,55 @@ def test_a_file_parsed_against_the_deadline_still_gives_its_text_after_it() -> N
     reading.start()
     reading.join(MARGIN)
     assert text == [source.decode()]
+
+
+def test_a_dotenv_value_holding_300_kb_of_blanks_is_read_at_once(tmp_path: Path) -> None:
+    """The `.env` pattern backtracked over a run of blanks: 300 KB of them held `check` for minutes."""
+    blanks = " \t" * 150_000
+    a_site(
+        tmp_path,
+        "<?php\n$databases['default']['default'] = ['driver' => 'mysql', 'database' => 'd', "
+        "'host' => '127.0.0.1', 'username' => getenv('DB_USER'), 'password' => getenv('DB_PASS')];\n",
+        **{".env": f'JUNK=x{blanks}y\nDB_USER=reader{blanks}\n  export DB_PASS = "p\\tw" # the password\n'},
+    )
+    started = time.monotonic()
+    address, note = address_of(tmp_path)
+    assert ended(started)
+    assert note is None and address is not None
+    assert (address.username, address.password) == ("reader", "p\tw")
+    assert dotenv_values(f"JUNK=x{blanks}y\n")["JUNK"] == f"x{blanks}y"
+
+
+def test_what_was_read_for_the_settings_before_them_counts_in_their_budget() -> None:
+    """A `.env` file read first leaves the settings files what is left of the 1 s."""
+    path = Path("/srv/web/sites/default/settings.php")
+    run = run_settings(
+        path, {}, {}, {}, {path: b"<?php\n$s = 'x';\n"}.get, lambda _: False, started=time.monotonic() - 2
+    )
+    assert run.stopped is not None and run.stopped.why.startswith(
+        "reading the settings files stopped after 1 s"
+    )
+
+
+def test_a_ddev_config_that_is_a_fifo_is_said_where_its_port_is_needed(tmp_path: Path) -> None:
+    SHAPES["DDEV, port in its config"](tmp_path, Database("mysql", "db", user="db", password="db"))
+    config = tmp_path / ".ddev/config.yaml"
+    config.unlink()
+    os.mkfifo(config)
+    started = time.monotonic()
+    address, note = address_of(tmp_path)
+    assert ended(started) and address is None and note is not None
+    assert note.startswith(
+        "the site's database is DDEV's `db` container, and .ddev/config.yaml, which would give its port, is "
+        "not read: it is a named pipe (FIFO), not a regular file"
+    )
+
+
+def test_a_settings_file_that_includes_itself_is_named_once(tmp_path: Path) -> None:
+    a_site(tmp_path, "<?php\ninclude __FILE__;\n")
+    address, note = address_of(tmp_path)
+    assert address is None and note is not None
+    assert note.startswith(
+        f"no `$databases['default']['default']` in {SETTINGS} ({SETTINGS}:2 includes `__FILE__`: more than "
+        "20 files included); "
+    )

@@ -243,6 +243,18 @@ def test_a_database_url_is_read_as_drupal_writes_them(url: str, expected: tuple[
             "mysql://u:secret@h:\uff13\uff13\uff10\uff16/db",  # fullwidth 3306: `int()` would read it
             "the setting `site.database`: the port is not a number from 1 to 65535",
         ),
+        (
+            "mysql://u:secret@h:" + "9" * 5000 + "/db",  # `int()` refused past 4,300 digits
+            "the setting `site.database`: the port is not a number from 1 to 65535",
+        ),
+        (  # MariaDB took the NUL for the name's end and read on into the password: "Bad handshake"
+            "mysql://reader%00:secret@h/db",
+            "the setting `site.database`: the user's name holds a NUL character, which no user's name can",
+        ),
+        (
+            "pgsql://u:secret@h/d%00b",
+            "the setting `site.database`: the database's name holds a NUL character, which no database's name can",
+        ),
     ],
 )
 def test_a_wrong_url_says_what_is_wrong_and_never_the_password(url: str, message: str) -> None:
@@ -375,3 +387,27 @@ def test_an_include_that_loops_ends(tmp_path: Path) -> None:
     )
     assert len(run.files) == 20
     assert run.not_followed and "more than 20 files included" in run.not_followed[0]
+
+
+@pytest.mark.parametrize("port", ["0", "99999"])
+def test_a_port_in_settings_php_is_a_number_from_1_to_65535_as_in_a_url(tmp_path: Path, port: str) -> None:
+    codebase(tmp_path)
+    write(
+        tmp_path,
+        {
+            "web/sites/default/settings.php": "<?php\n$databases['default']['default'] = ['driver' => 'mysql', "
+            f"'database' => 'd', 'host' => 'h', 'port' => {port}];\n"
+        },
+    )
+    address, note = address_of(tmp_path, {})
+    assert address is None
+    assert note == (
+        f"the site's database port in web/sites/default/settings.php is `{port}`, not a number from 1 to "
+        "65535; give the setting `site.database` (such as `mysql://USER:PASSWORD@127.0.0.1:3306/DATABASE`)"
+    )
+
+
+def test_a_name_holding_control_characters_is_shown_escaped() -> None:
+    address = parse_url("mysql://u%1b%5B31m:secret@h/d%07b%0a", Path("/srv"))
+    assert (address.username, address.database) == ("u\x1b[31m", "d\x07b\n")
+    assert str(address) == "mysql database `d\\x07b\\n` on h:3306 as `u\\x1b[31m`"

@@ -393,6 +393,36 @@ def test_a_row_larger_than_the_server_sends_at_once_is_skipped_and_named(
     ]
 
 
+def test_numbers_past_what_a_store_keeps_skip_their_row_and_later_pulls_go_on(
+    mariadb: Any, tmp_path: Path
+) -> None:
+    """MariaDB's BIGINT UNSIGNED holds 2^64 - 1, which no SQLite integer does: such an id or
+    run id stopped every pull (OverflowError as it was stored, the whole batch lost)."""
+    site = ServerSite(mariadb, f"site_{next(names)}", PASSWORD)
+    table = f"{site.prefix}ai_eval_result"
+    site.execute(f"ALTER TABLE {table} MODIFY id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT")
+    site.execute(f"ALTER TABLE {table} MODIFY run_id BIGINT UNSIGNED NULL")
+    first, bad = site.insert(*(runner_row("support_bot", {"q1": 5.0}, run_id=n) for n in range(2)))
+    largest = 2**64 - 1
+    site.execute(f"UPDATE {table} SET run_id = %s WHERE id = %s", [largest, bad])
+    site.execute(f"UPDATE {table} SET id = %s WHERE id = %s", [largest, first])
+    store = ResultStore(tmp_path / "results.sqlite")
+    reader = SiteReader(parse_url(site.url, tmp_path))
+    try:
+        pulled = pull(store, reader)
+        out_of_range = "is out of range: a results store keeps at most 9223372036854775807"
+        assert pulled.skipped == [
+            f"site row {bad} of `{table}` is skipped: `run_id` {largest} {out_of_range}",
+            f"site row {largest} of `{table}` is skipped: `id` {largest} {out_of_range}",
+        ]
+        site.execute(f"UPDATE {table} SET run_id = 7 WHERE id = %s", [bad])
+        site.execute(f"UPDATE {table} SET id = %s WHERE id = %s", [bad + 1, bad])  # read again: a new id
+        assert [values[0] for values in pull(store, reader, after=bad).stored] == [bad + 1]
+    finally:
+        reader.close()
+        mariadb.drop_database(site.name)
+
+
 # --- the editor ------------------------------------------------------------------------------------
 
 

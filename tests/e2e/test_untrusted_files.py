@@ -118,3 +118,53 @@ async def test_an_untrusted_workspace_reads_no_settings_file(untrusted: Language
         "settings.php, which may name another, is not read in a workspace the editor does not trust" in said
     )
     assert TOKEN not in said
+
+
+DEEP = "[" * 100_000
+"""Nested past Python's stack: `initialize` answered -32603 with a traceback."""
+NESTED = "cannot be read: it is nested too deeply to be read"
+BROKEN = 'id: tone\nversion: "1.0"\nchecks:\n  - {kind: regexp}\nscoring: {combine: all_pass}\n'
+
+
+def nested(tmp_path: Path) -> Path:
+    """A Drupal repository whose composer.json, pyproject.toml and site schema nest past any
+    parser, and whose settings.php includes a file whose name holds a NUL."""
+    repo = tmp_path / "repo"
+    codebase(repo)
+    (repo / ".git").mkdir()
+    write(
+        repo,
+        {
+            "composer.json": DEEP,
+            "pyproject.toml": "[tool.ai-eval]\nx = " + DEEP + "]" * 100_000,
+            "web/modules/contrib/ai_eval/schema/rubric.schema.json": DEEP,
+            "web/sites/default/settings.php": DEFAULT_SETTINGS_TOP
+            + 'include __DIR__ . "/settings.local\\0.php";\n',
+            "tone.rubric.yaml": BROKEN,
+        },
+    )
+    return repo
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def deep(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    yield await start(lsp_client, "visual_studio_code", [nested(tmp_path)])
+    await lsp_client.shutdown_session()
+
+
+async def test_files_nested_past_any_parser_are_logged_and_the_diagnostics_published(
+    deep: LanguageClient,
+) -> None:
+    repo = Path(deep.workspace_root)  # type: ignore[attr-defined]
+    tone = await open_document(deep, repo / "tone.rubric.yaml")
+    (problem,) = await diagnostics(deep, tone)
+    assert problem.code == "unknown-kind"
+    logged = [m.message for m in deep.log_messages]
+    assert f"{repo}: {repo / 'pyproject.toml'}: {NESTED}" in logged
+    schema = repo / "web/modules/contrib/ai_eval/schema/rubric.schema.json"
+    assert (
+        f"{repo}: the site's ai_eval schema {schema} cannot be used ({NESTED}); the shipped schema is used"
+        in logged
+    )
+    assert f"AI Eval: composer.json: {NESTED}" in [m.message for m in deep.messages]
+    assert "Traceback" not in everything_said(deep)

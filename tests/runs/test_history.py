@@ -572,6 +572,42 @@ def test_a_run_that_could_not_be_stored_says_so_before_grading(
     assert err.splitlines()[-1] == f"error: {why}; name another with --db (or the `resultsDatabase` setting)"
 
 
+@pytest.mark.parametrize("link", ["the file", "its folder"])
+def test_the_results_database_is_never_written_through_a_link_out_of_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    """Another program's database outside the project, reached through `.ai_eval/results.sqlite`
+    or a linked `.ai_eval`, is neither written nor read; `--db` still names any file."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    outside.mkdir()
+    other = outside / "results.sqlite"
+    with contextlib.closing(sqlite3.connect(other)) as connection:
+        connection.executescript("CREATE TABLE moz_places (url TEXT); INSERT INTO moz_places VALUES ('x');")
+    before = other.read_bytes()
+    (project / ".git").mkdir(parents=True)
+    (project / "t.cases.yaml").write_text(CASES)
+    (project / "tone.rubric.yaml").write_text(RUBRIC.format(version="1.0", word="sorry"))
+    if link == "the file":
+        (project / ".ai_eval").mkdir()
+        (project / ".ai_eval" / "results.sqlite").symlink_to(other)
+    else:
+        (project / ".ai_eval").symlink_to(outside)
+    why = (
+        f"error: {project / '.ai_eval' / 'results.sqlite'}: the results database is not written there: a "
+        "symbolic link leads out of the project, and only files inside it are written; name another with "
+        "--db (or the `resultsDatabase` setting)"
+    )
+    for command in (["run", str(project / "t.cases.yaml")], ["history", "tone"]):
+        code, out, err = cli(project, capsys, *command)
+        assert (code, out, err.splitlines()[-1]) == (2, "", why)
+    assert other.read_bytes() == before and sorted(path.name for path in outside.iterdir()) == [
+        "results.sqlite"
+    ]
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    code, _, _ = cli(project, capsys, "run", str(project / "t.cases.yaml"), "--db", str(elsewhere))
+    assert code == 1 and ResultStore(elsewhere).targets() == ["tone"]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounts a folder read-only in a mount namespace of its own")
 def test_a_database_where_nothing_can_be_written_is_read_and_not_written(runs: Path) -> None:
     """A CI artifact on a read-only mount: history and diff read it; a run says it cannot store."""

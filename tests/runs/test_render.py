@@ -111,7 +111,7 @@ def test_the_cli_prints_the_same_lines() -> None:
     listed = [
         line for line in format_runs_markdown([("t", result)], []).splitlines() if line.startswith("- ")
     ]
-    cell = FAIL_LINE["text"].replace("|", "\\|")
+    cell = FAIL_LINE["text"].replace("_", "\\_").replace("|", "\\|")
     assert listed == [
         f"- `t` `curt`: {cell}",
         f"- `t` `rude`: {cell}",

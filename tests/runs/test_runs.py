@@ -20,6 +20,7 @@ from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.evaluate import Evaluator, LoadedRubric
 from ai_eval_lsp.core.executors import StringCheckExecutor
 from ai_eval_lsp.core.results import CaseResult, build_row, gate_failures, wilson_interval
+from ai_eval_lsp.core.text import markdown
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.hosts.python import PluginHost
 from ai_eval_lsp.project.project import Project
@@ -555,12 +556,12 @@ def test_run_goes_on_past_a_file_it_cannot_run_and_prints_markdown(workspace: Pa
     assert first.stdout.splitlines() == [
         "| cases file | rubric | run | pass rate [95% CI] | average | gate | cases | errors |",
         "|---|---|---:|---:|---:|---|---:|---:|",
-        f"| `{path}` | `support_tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass_rate 0.50 < 0.9) | 2 | 0 |",
-        f"| `{missing}` | | | | | could not run: {missing}: cannot be read: No such file or directory | | |",
+        f"| `{path}` | `support_tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass\\_rate 0.50 \\< 0.9) | 2 | 0 |",
+        f"| `{missing}` | | | | | could not run: {markdown(f'{missing}: cannot be read: No such file or directory')} | | |",
         "",
         "<details><summary>Cases that failed, errored or missed their expect (2)</summary>",
         "",
-        f"- `{path}` `b`: fail 0.00/5  all_pass: 0 of 1 checks passed \\| failed: apologises (none of the values found)",
+        f"- `{path}` `b`: fail 0.00/5  all\\_pass: 0 of 1 checks passed \\| failed: apologises (none of the values found)",
         f"- `{path}` `b`: expected pass, which it did not get",
         "",
         "</details>",

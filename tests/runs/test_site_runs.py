@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from site_db import RUBRIC, SiteRow, SqliteSite, drush_row, runner_row
+from site_shapes import Database, default_install
 
 from ai_eval_lsp.cli import main
 from ai_eval_lsp.core.compare import passing_count, question_scores, row_verdicts
@@ -91,6 +92,104 @@ def test_a_row_that_cannot_be_read_is_skipped_with_its_id_and_the_others_are_rea
     assert [row["id"] for row in pulled.rows] == [first, last]
     assert pulled.skipped == [f"site row {bad} of `ai_eval_result` is skipped: {why}"]
     assert pulled.last_id == last
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+"""JSON nested deeper than Python's parser recurses (a RecursionError where it was read)."""
+STORE_MOST = "a results store keeps at most 9223372036854775807"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("run_id", 1e19, f"`run_id` 10000000000000000000 is out of range: {STORE_MOST}"),
+        ("question_count", 1e19, f"`question_count` 10000000000000000000 is out of range: {STORE_MOST}"),
+        ("timestamp", 10**17, "`timestamp` 100000000000000000 is no date between 1970 and 9999"),
+        ("timestamp", -(10**15), "`timestamp` -1000000000000000 is no date between 1970 and 9999"),
+        ("scores_json", '{"a": ' + DEEP + "}", "`scores_json` nests more than 64 levels deep"),
+        ("scores_json", DEEP, "`scores_json` nests more than 64 levels deep"),
+        ("config_json", '{"a": ' + DEEP + "}", "`config_json` nests more than 64 levels deep"),
+    ],
+    ids=[
+        "run_id 1e19",
+        "question_count 1e19",
+        "timestamp 1e17",
+        "timestamp -1e15",
+        "deep scores",
+        "deep array",
+        "deep config",
+    ],
+)
+def test_a_row_no_store_keeps_or_no_reader_shows_is_skipped_and_later_pulls_go_on(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str], column: str, value: object, why: str
+) -> None:
+    """Issue 40's red team, finding 3: such a row stopped every pull (OverflowError as it was
+    stored, RecursionError as it was checked) or, stored, crashed `history`, `diff` and `report`."""
+    first, bad, last = site.insert(
+        *(runner_row("support_bot", {"q1": 5.0, "q2": 0.0}, run_id=n) for n in range(3))
+    )
+    site.execute(f"UPDATE ai_eval_result SET {column} = ? WHERE id = ?", (value, bad))
+    code, out, err = cli(project, capsys, "site", "pull")
+    assert code == 0 and len(out.splitlines()) == 2
+    assert err == f"warning: site row {bad} of `ai_eval_result` is skipped: {why}\n"
+    (newer,) = site.insert(runner_row("support_bot", {"q1": 5.0, "q2": 5.0}, run_id=3))
+    code, out, err = cli(project, capsys, "site", "pull")  # the pulls after it go on
+    assert (code, err) == (0, "") and out.startswith(f"site run {newer} of support_bot")
+    report = str(project / "report.html")
+    for command in (
+        ["history", "support_bot"],
+        ["diff", "site:latest", f"site:{first}"],
+        ["report", "-o", report],
+    ):
+        code, out, err = cli(project, capsys, *command)
+        assert (code, err) == (0, ""), command
+    assert f"site {last}" in cli(project, capsys, "history", "support_bot")[1]
+
+
+def test_rows_a_store_took_before_they_were_checked_are_skipped_with_a_note_by_every_reader(
+    project: Path, site: SqliteSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A store written before rows were checked may hold what crashed `history` (a timestamp
+    with no date), `diff` and `report` (JSON nested past the parser's recursion): each reader,
+    the CLI's and the server's, leaves such a row out and names it."""
+    site.insert(*(runner_row("support_bot", {"q1": 5.0, "q2": n / 2}, run_id=n) for n in range(3)))
+    cli(project, capsys, "site", "pull")
+    store = ResultStore(project / ".ai_eval" / "results.sqlite")
+    with sqlite3.connect(store.path) as connection:  # as a store before these checks took them
+        for site_id, column, value in [
+            (7, "scores_json", DEEP),
+            (8, "config_json", DEEP),
+            (9, "timestamp", 10**17),
+        ]:
+            connection.execute(
+                "INSERT INTO ai_eval_site_result SELECT site, ?, target_id, run_id, timestamp + 1, avg_score, "
+                "pass_rate, pass_rate_ci_low, pass_rate_ci_high, passed_gate, question_count, error_count, "
+                "scores_json, source, duration, config_json FROM ai_eval_site_result WHERE site_id = 3",
+                (site_id,),
+            )
+            connection.execute(
+                f"UPDATE ai_eval_site_result SET {column} = ? WHERE site_id = ?", (value, site_id)
+            )
+    notes = [
+        f"warning: {store.path}: site run 7 of `support_bot` is skipped: its `scores_json` nests more than 64 levels deep",
+        f"warning: {store.path}: site run 8 of `support_bot` is skipped: its `config_json` nests more than 64 levels deep",
+        f"warning: {store.path}: site run 9 of `support_bot` is skipped: its `timestamp` 100000000000000000 is no "
+        "date between 1970 and 9999",
+    ]
+    code, out, err = cli(project, capsys, "history", "support_bot")
+    assert (code, sorted(err.splitlines())) == (0, notes) and "3 runs, newest first" in out
+    code, out, err = cli(project, capsys, "diff", "site:2", "site:3", "--format", "markdown")
+    assert code == 0 and "site run 2 -> site run 3" in out and set(err.splitlines()) <= set(notes)
+    for command in (["diff", "--target", "support_bot"], ["report", "-o", str(project / "r.html")]):
+        code, out, err = cli(project, capsys, *command)
+        assert (code, sorted(err.splitlines())) == (0, notes), command
+    code, out, err = cli(project, capsys, "diff", "site:7", "site:3")
+    missing = f"error: {store.path} has no site run 7 (`ai-eval-lsp site pull` reads the site's runs)"
+    assert code == 2 and err.splitlines()[0] == missing and set(err.splitlines()[1:]) <= set(notes)
+    # what the server answers `aiEval.history` and `aiEval.siteRuns` with
+    assert [row["siteId"] for row in history_answer(store, "support_bot", None)["rows"]] == [3, 2, 1]
+    listed = announce(store, "s", store.site_history(reader_of(site.path).address.identity), 0.5)
+    assert [run.row["siteId"] for run in listed] == [3, 2, 1]
 
 
 @pytest.mark.parametrize(
@@ -557,6 +656,21 @@ def test_a_row_s_text_can_neither_colour_the_terminal_nor_forge_a_line(
     for _, out, err in said:
         for line in (out + err).splitlines():
             assert line.isprintable() and not line.lstrip().startswith("injected"), line
+
+
+def test_names_a_settings_file_gives_are_escaped_in_site_pull_s_messages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database or user name from `settings.php` could retitle the terminal or colour it."""
+    default_install(
+        tmp_path, Database("mysql", "d\x1b]0;TITLE\x07", "127.0.0.1", 9, "u\x1b[31mRED", "Pw-1x", "")
+    )
+    code, out, err = cli(tmp_path, capsys, "site", "pull")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        "error: cannot read the site's runs from mysql database `d\\x1b]0;TITLE\\x07` on 127.0.0.1:9 as "
+        "`u\\x1b[31mRED`: nothing answers there (is the database server running, and the host and port right?)"
+    )
 
 
 def test_history_lists_local_and_site_runs_together_marked(

@@ -21,6 +21,7 @@ import pre_commit  # noqa: F401  # a dev dependency: the tests run pre-commit as
 import pytest
 import yaml
 from conftest import REPOSITORY, ROOT, offline_pip, without_test_plugins
+from markdown_it import MarkdownIt
 from site_db import SqliteSite, runner_row
 
 from ai_eval_lsp.cli import main
@@ -451,6 +452,34 @@ def test_action_check_fails_on_a_broken_rubric_with_sarif_and_summary(
     )
 
 
+def test_action_log_and_summary_show_a_hostile_value_as_text(
+    action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
+) -> None:
+    """A rubric value forged a workflow command in the log, and its ``` closed the summary's
+    fence so the image after it rendered."""
+    hostile = (
+        "x\n::error file=README.md,line=1::Spoofed\n```\n<img src=https://evil.example/x.png>\x1b]0;T\x07"
+    )
+    rubric = (
+        f'id: a\nversion: "1.0"\nchecks:\n  - kind: {json.dumps(hostile)}\nscoring: {{combine: all_pass}}\n'
+    )
+    runner = job(tmp_path, installed, {"a.rubric.yaml": rubric})
+    done = runner.run(action, "run")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert not any(line.startswith("::error file=README.md") for line in done.stdout.splitlines())
+    assert "\x1b" not in done.stdout + done.stderr
+    tokens = MarkdownIt("commonmark").parse(runner.summary)
+    inline = [child for token in tokens if token.children for child in token.children]
+    assert not {token.type for token in [*tokens, *inline]} & {
+        "html_block",
+        "html_inline",
+        "image",
+        "link_open",
+    }
+    (block,) = [token for token in tokens if token.type == "fence"]
+    assert block.info == "text" and "```\\n<img src=https://evil.example/x.png>" in block.content
+
+
 def test_action_default_paths_check_a_drupal_site_one_folder_down_as_its_own_project(
     action: dict[str, Any], installed: tuple[Runner, str], tmp_path: Path
 ) -> None:
@@ -482,10 +511,10 @@ def test_action_runs_cases_with_gates_and_diffs_against_previous_results(
     assert "**check**: All checks passed: 2 files" in summary
     assert "No previous results database at `previous-results`: nothing to compare with." in summary
     assert (
-        "| `evals/tone.cases.yaml` | `tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass_rate 0.50 < 0.8) | 2 | 0 |"
+        "| `evals/tone.cases.yaml` | `tone` | 1 | 0.50 [0.09, 0.91] | 2.50/5 | **FAILED** (pass\\_rate 0.50 \\< 0.8) | 2 | 0 |"
         in summary
     )
-    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5  all_pass: 0 of 1 checks passed" in summary
+    assert "- `evals/tone.cases.yaml` `refund`: fail 0.00/5  all\\_pass: 0 of 1 checks passed" in summary
     assert "### ai-eval:" not in summary  # nothing to diff against
     database = Path(first.outputs["results-database"])
     assert database.is_relative_to(first.root / "temp")  # outside the checkout
@@ -553,7 +582,7 @@ def test_action_reads_the_site_s_runs_from_a_secret_and_never_prints_it(
     assert done.returncode == 0, done.stdout + done.stderr  # the check passed; the site is a warning
     said = "cannot read the site's runs from mysql database `shop` on 127.0.0.1:9 as `reader`: nothing answers there"
     assert f"::warning title=ai-eval-lsp site pull::error: {said}" in done.stdout
-    assert f"**site runs** could not be read: error: {said}" in unreachable.summary
+    assert f"**site runs** could not be read:\n\n```text\nerror: {said}" in unreachable.summary
     for output in (done.stdout, done.stderr, unreachable.summary, (unreachable.root / "output").read_text()):
         assert secret not in output
 
@@ -592,7 +621,7 @@ def test_action_fails_on_a_site_run_that_regressed_when_asked(
     unread = job(tmp_path / "unread", installed, files)
     done = unread.run(action, "run", {"site-database": url, "fail-on-regression": "true"})
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "**site runs** could not be read: error: cannot read the site's runs" in unread.summary
+    assert "**site runs** could not be read:\n\n```text\nerror: cannot read the site's runs" in unread.summary
     assert "::warning title=ai-eval-lsp site pull" not in done.stdout
 
 

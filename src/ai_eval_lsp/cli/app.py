@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ai_eval_lsp import __version__
-from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site
+from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site, startup
 from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError
 from ai_eval_lsp.core.blockyaml import COMPILED
 from ai_eval_lsp.drupal.secrets import RedactingStream, redact
@@ -47,6 +47,8 @@ def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
         return EXIT_USAGE
     if args.command == serve.NAME:
         return serve.serve(args)
+    if exit_hard:
+        startup.started()
     with redacted_output():
         return _run(args)
 

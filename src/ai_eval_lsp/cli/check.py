@@ -22,6 +22,7 @@ from ai_eval_lsp.cli.problems import FORMATS, FileNote, FileProblem, render
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.index import Role
 from ai_eval_lsp.core.problems import Severity
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.reading import Skipped
 
 NAME = "check"
@@ -54,12 +55,15 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     for name in args.paths:
         path = Path(name)
         if not path.exists():
-            print(f"error: {name}: no such file or folder", file=sys.stderr)
+            print(printable(f"error: {name}: no such file or folder"), file=sys.stderr)
             return EXIT_USAGE
         if path.is_dir():
             walked = list(projects.walk(path))
             if not walked:
-                print(f"warning: {name}: no rubric or cases files found in this folder", file=sys.stderr)
+                print(
+                    printable(f"warning: {name}: no rubric or cases files found in this folder"),
+                    file=sys.stderr,
+                )
             for project, file in walked:
                 targets.setdefault(project.root, []).append((file.path, file.role, False))
             continue

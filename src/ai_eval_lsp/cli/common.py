@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.files import FoundFile
 from ai_eval_lsp.disk.roots import Root, project_root
 from ai_eval_lsp.disk.settings import SettingsFileError
@@ -54,7 +55,7 @@ class Projects:
             except SettingsFileError as err:  # CI must not pass on defaults it was not given
                 raise UsageError(str(err)) from None
             for problem in project.setting_problems:
-                print(f"warning: {problem}", file=sys.stderr)
+                print(printable(f"warning: {problem}"), file=sys.stderr)
             for notice in project.registry.notices():
                 print(f"note: {notice}", file=sys.stderr)
             self.loaded[root.folder] = project
@@ -135,10 +136,12 @@ def positive(text: str) -> int:
 
 def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
     """What `read` takes from the results database the command reads (--db, else the current
-    project's); None, once the trouble is said, when there is none yet or it cannot be read."""
+    project's); None, once the trouble is said, when there is none yet or it cannot be read. The
+    rows it left out are said as warnings."""
     from ai_eval_lsp.runs.store import ResultStore, StoreError
 
-    path = Path(args.db) if args.db else projects.here().results_database
+    project = None if args.db else projects.here()
+    path = Path(args.db) if project is None else project.results_database
     if not path.is_file():
         print(
             f"error: no results database at {path}: `ai-eval-lsp run CASES.yaml` stores runs there "
@@ -146,14 +149,18 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
             file=sys.stderr,
         )
         return None
+    store = ResultStore(path, project.root if project else None)
     try:
-        return read(ResultStore(path))
+        return read(store)
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return None
+    finally:
+        for note in store.skipped:
+            print(f"warning: {note}", file=sys.stderr)
 
 
 def warn_of_problems(project: Project) -> None:
     """What the project's plugins and modules could not give, said before a command's output."""
     for problem in project.registry.problems():
-        print(f"warning: {problem}", file=sys.stderr)
+        print(printable(f"warning: {problem}"), file=sys.stderr)

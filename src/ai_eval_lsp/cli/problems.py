@@ -12,6 +12,7 @@ from typing import Any
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.problems import Problem, Severity
+from ai_eval_lsp.core.text import printable, workflow
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -31,7 +32,7 @@ class FileNote:
     error: bool
 
     def line(self) -> str:
-        return f"{'error' if self.error else 'warning'}: {self.path}: {self.message}"
+        return printable(f"{'error' if self.error else 'warning'}: {self.path}: {self.message}")
 
 
 _SEVERITY_NAMES = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "info"}
@@ -60,9 +61,12 @@ def _region(problem: Problem) -> dict[str, int]:
 
 
 def text_line(found: FileProblem) -> str:
-    """`path:line:column: code message`, 1-based, as compilers and ruff print problems."""
+    """`path:line:column: code message`, 1-based, as compilers and ruff print problems; one line
+    whatever a file's name or a value quoted holds (a repository's text: `printable`)."""
     start = found.problem.span.start
-    return f"{found.path}:{start.line + 1}:{start.column + 1}: {found.problem.code} {found.problem.message}"
+    return printable(
+        f"{found.path}:{start.line + 1}:{start.column + 1}: {found.problem.code} {found.problem.message}"
+    )
 
 
 def _text(found: Sequence[FileProblem], files_checked: int) -> str:
@@ -97,19 +101,11 @@ def _json(found: Sequence[FileProblem], files_checked: int) -> str:
     return json.dumps(items, indent=2, ensure_ascii=False)
 
 
-def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(level: str, message: str, **properties: str | int) -> str:
     """A GitHub Actions workflow command that annotates the job (`::error file=...::message`),
     escaped as the runner reads it."""
-    listed = ",".join(f"{name}={_escape_property(str(value))}" for name, value in properties.items())
-    return f"::{level} {listed}::{_escape_data(message)}"
+    listed = ",".join(f"{name}={workflow(str(value), field=True)}" for name, value in properties.items())
+    return f"::{level} {listed}::{workflow(message)}"
 
 
 def _github(found: Sequence[FileProblem], notes: Sequence[FileNote]) -> str:

@@ -38,9 +38,10 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     targets = from_store(projects, args, report_targets)
     if targets is None:
         return EXIT_USAGE
+    report = render_report(targets)
     try:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as `run --db` makes its folder
-        Path(args.output).write_text(render_report(targets), encoding="utf-8")
+        Path(args.output).write_text(report, encoding="utf-8")
     except OSError as err:
         print(f"error: {args.output}: cannot be written: {err.strerror}", file=sys.stderr)
         return EXIT_USAGE

@@ -8,6 +8,9 @@ import sys
 from ai_eval_lsp.cli.common import EXIT_CLEAN, Commands, with_examples
 
 NAME = "serve"
+
+FULL_COLLECTIONS_NEVER = 1 << 30
+"""The collector's third threshold: no full collection of its own (the server runs them idle)."""
 EXAMPLES = [
     "serve                                    # stdio, as editors start it",
     "serve --tcp --port 2087",
@@ -27,6 +30,13 @@ def serve(args: argparse.Namespace) -> int:
     import gc
     import logging
 
+    import attr._make
+    import cattrs.gen
+
+    from ai_eval_lsp.cli import startup
+
+    startup.cache_generated_code(attr._make, cattrs.gen)  # lsprotocol's classes, pygls's converters
+
     from ai_eval_lsp.drupal.secrets import RedactingStream
     from ai_eval_lsp.server import create_server
 
@@ -37,9 +47,11 @@ def serve(args: argparse.Namespace) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     server = create_server()
     # Each version of a large rubric is ~100k objects, and the default collector thresholds
-    # scanned them again and again mid-edit (measured: p95 latency); collect less often instead.
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 50)
+    # scanned them again and again mid-edit (measured: p95 latency); collect the young less often,
+    # and everything only once the server is idle (`scheduler.COLLECT_WHEN_IDLE`): a full
+    # collection scans every analysis kept (~0.2 s a 10,000-check rubric), and one came mid-typing.
+    gc.set_threshold(100_000, 50, FULL_COLLECTIONS_NEVER)
+    startup.started()
     # The event loop reads messages and answers requests while analyses run in threads: at
     # Python's 5 ms switch interval, each wake-up would wait up to 5 ms for the interpreter (a
     # hover while a 10 MB rubric is analysed: docs/performance.md). Threads hand it over in 0.5 ms.

@@ -92,7 +92,7 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
         why = note or "the project is no Drupal codebase and names no site.database"
         print(f"{trouble}: no site runs: {why}", file=sys.stderr)
         return EXIT_USAGE
-    store = ResultStore(Path(args.db) if args.db else project.results_database)
+    store = ResultStore(Path(args.db)) if args.db else ResultStore(project.results_database, project.root)
     reader = SiteReader(address)
     try:
         pulled = pull(store, reader)

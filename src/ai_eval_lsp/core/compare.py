@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+from ai_eval_lsp.core.rows import loads
 
 SITE_ID = "siteId"
 """The key a site's run carries (its row id on the site); a local run has none."""
@@ -61,8 +62,8 @@ def major(version: str | None) -> str | None:
 
 def _config(row: Mapping[str, Any]) -> dict[str, Any]:
     try:
-        config = json.loads(row.get("config_json") or "{}")
-    except json.JSONDecodeError:
+        config = loads(row.get("config_json") or "{}")
+    except ValueError:
         return {}
     return config if isinstance(config, dict) else {}
 
@@ -105,8 +106,8 @@ def question_scores(scores_json: Any, questions: bool) -> list[CaseRecord]:
     object from id to a 0..5 score or null, read entry by entry (a score that is no number is
     null); any other shape gives none, leaving the run its aggregates only."""
     try:
-        scores = json.loads(scores_json) if isinstance(scores_json, str | bytes) else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        scores = loads(scores_json) if isinstance(scores_json, str | bytes) else None
+    except ValueError:
         return []
     if not isinstance(scores, dict):
         return []

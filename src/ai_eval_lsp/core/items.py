@@ -220,7 +220,9 @@ class Layout:
     numbered: tuple[int, ...] = field(default=())
     """The items a message of which names a line."""
     tally: Tally | None = None
-    """A rubric's ids and kinds across its checks, once an edit changed one (items as they are)."""
+    """A rubric's ids and kinds across its checks (items as they are): made with a full analysis,
+    kept by edits that change an id and move no line, made again at the next id typed after one
+    that moves lines."""
 
     @property
     def container(self) -> str:
@@ -363,7 +365,19 @@ def layout_of(
         top_schema,
         len(text) <= yamltree.REFERENCE_LIMIT,
         numbered=tuple(n for n, item in enumerate(items) if item.numbered),
+        # Made with the analysis, off the event loop: the first id typed then costs its entries.
+        tally=tally_of(found) if role == "rubric" else None,
     )
+
+
+def tally_of(found: Iterable[ItemFindings]) -> Tally:
+    """The tally of a rubric's checks, from what was found in each."""
+    ids: list[CheckId | None] = []
+    kinds: list[str | None] = []
+    for each in found:
+        ids.append(each.check_id)
+        kinds.append(each.facts.kind if isinstance(each.facts, CheckFacts) else None)
+    return Tally.of(ids, kinds)
 
 
 def item_of(

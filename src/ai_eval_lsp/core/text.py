@@ -1,7 +1,10 @@
 """A document's text as editors count it: lines end at `\\n`, `\\r\\n` or `\\r` only (LSP and YAML
 1.2 agree; U+2028, U+2029 and NEL are ordinary characters), and columns convert between code
 points and the client's position encoding (UTF-16 by default, UTF-8 or UTF-32 when negotiated).
-And a text from untrusted input as a line of a terminal, a log or a message shows it (`printable`).
+And a text from untrusted input as a line of a terminal, a log or a message shows it (`printable`),
+as Markdown shows it (`markdown`) and as a GitHub workflow command carries it (`workflow`). Each
+escapes character by character, so a secret's escaped form is in the escaped form of any text
+holding it: the redaction of secrets takes each form out (`drupal/secrets.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,38 @@ def printable(text: str) -> str:
     if _UNPRINTABLE.search(text) is None:
         return text
     return _UNPRINTABLE.sub(lambda control: repr(control[0])[1:-1], text)
+
+
+_MARKUP = re.compile(r"[\\`*_\[\]<>|~&$!#]")
+"""What Markdown (GitHub's) may read as markup in a line: code, emphasis, links and images,
+HTML and entities, tables, strikethrough, math; each is written with a backslash, which every
+CommonMark reader takes as the character itself."""
+_MENTION = "@&#8203;"
+"""`@` with a zero-width space after it: GitHub reads `@name` as a mention (notifying that user)
+whatever escapes it, but not with the space between."""
+
+
+def markdown(text: str, code: bool = False, cell: bool = False) -> str:
+    """`text` (a row's target, a case id, a reason) as Markdown shows it, literally and on one
+    line (its controls as `printable` writes them), in any inline place: no link, image, HTML,
+    mention or table column can come of it. `code`: as a code span (in a backtick fence longer
+    than any run of backticks in it); `cell`: a code span in a table cell, where a `|` is
+    written `\\|` even in code."""
+    shown = printable(text)
+    if not code:
+        return _MARKUP.sub(lambda markup: "\\" + markup[0], shown).replace("@", _MENTION)
+    if cell:
+        shown = shown.replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
+    padded = f" {shown} " if shown[:1] in ("`", " ") or shown[-1:] in ("`", " ") else shown
+    return f"{fence}{padded}{fence}"
+
+
+def workflow(text: str, field: bool = False) -> str:
+    """`text` in a GitHub workflow command (`::error file=...::message`), escaped as the runner
+    reads it: a message's `%`, CR and LF; a `field`'s (a property's value) `:` and `,` too."""
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escaped.replace(":", "%3A").replace(",", "%2C") if field else escaped
 
 
 def split_lines(text: str) -> list[str]:

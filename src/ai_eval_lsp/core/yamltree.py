@@ -189,6 +189,13 @@ def libyaml_failure(text: str) -> Exception | None:
     return None
 
 
+def load_event_reader() -> None:
+    """Import PyYAML, which reads an edited item alone, before the first edit: its import (~15 ms,
+    its patterns compiled) was the first keystroke's. Not before the first diagnostics, which
+    read a document whole without it (`blockyaml`) unless it is not plain block YAML."""
+    import yaml  # noqa: F401
+
+
 def _events(text: str, parser: Parser) -> Iterator[Any]:
     if parser == "fast":
         import yaml

@@ -1,5 +1,6 @@
 """What is kept between starts, so a start in a 30,000-file codebase does not read it all again:
-Drupal discovery's findings (`drupal`) and what walks learnt of each folder (`walk`).
+Drupal discovery's findings (`drupal`) and what walks learnt of each folder (`walk`). (The code
+generated at a process's start, `code`, is kept by `cli/startup.py` alike, in its own format.)
 
 An entry is keyed by the stamp (mtime and size) of every path its maker looked at: the files it
 read, the files it looked for and did not find, and every folder it listed (a folder's mtime

@@ -9,16 +9,23 @@ of a file opened is the system's (one call); a path written outside `home`, or a
 of it, is refused by `os.path.realpath` whatever is there, so no answer tells whether a file
 outside exists. Anything refused raises `Refused`, an `OSError` saying why, so every caller that
 already handles a file it cannot read handles these too; `Skipped` is that said once, as a note.
+`read_json` and `read_toml` parse what is read, and a text that is not what it must be (invalid,
+not UTF-8, nested past what the parser can follow) is an `Unreadable`, an `OSError` too.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, TypeVar
+
+T = TypeVar("T")
 
 MB = 1024 * 1024
 YAML_LIMIT = 50 * MB
@@ -53,6 +60,18 @@ class Refused(OSError):
 
     def __str__(self) -> str:
         return f"{self.path}: not read: {self.reason}"
+
+
+class Unreadable(OSError):
+    """A file read whose text cannot be used: not UTF-8, not valid JSON or TOML, nested too deeply."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.strerror = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: cannot be read: {self.strerror}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +109,27 @@ def read_file(path: Path, home: Path, limit: int = FILE_LIMIT) -> bytes:
     return data
 
 
+def read_json(path: Path, home: Path) -> Any:
+    """The JSON value of a file `read_file` reads; `Unreadable` when its text is not one."""
+    return _parsed(path, read_file(path, home), json.loads)
+
+
+def read_toml(path: Path, home: Path) -> dict[str, Any]:
+    """The TOML document of a file `read_file` reads; `Unreadable` when its text is not one."""
+    return _parsed(path, read_file(path, home), lambda data: tomllib.loads(data.decode("utf-8")))
+
+
+def _parsed(path: Path, data: bytes, parse: Callable[[bytes], T]) -> T:
+    """What `parse` makes of a file's bytes; whatever it raises (a parser's error, a nesting
+    deeper than Python's stack) is the file's `Unreadable`, never the caller's crash."""
+    try:
+        return parse(data)
+    except RecursionError:
+        raise Unreadable(path, "it is nested too deeply to be read") from None
+    except ValueError as err:  # a decoding error, JSON's and TOML's alike
+        raise Unreadable(path, str(err)) from None
+
+
 def read_head(path: Path, home: Path, size: int) -> bytes:
     """The first `size` bytes of a file `read_file` would read, whatever its size."""
     with _opened(path, home) as file:
@@ -100,6 +140,7 @@ def exists(path: Path, home: Path) -> bool:
     """Whether something is at a path (what PHP's `file_exists()` asks): `Refused` for a path
     outside `home`, which is never looked at; a symbolic link leading out is there (it is the
     project's), though `read_file` refuses it."""
+    _named(path)
     if not within(os.path.abspath(path), home) and not inside(path, home):
         raise Refused(path, "it is outside the project, and only the project's files are looked at")
     return os.path.exists(path) if inside(path, home) else os.path.lexists(path)
@@ -122,7 +163,14 @@ def _inside(path: Path, home: Path) -> None:
         raise Refused(path, _OUTSIDE)
 
 
+def _named(path: Path) -> None:
+    """`Refused` for a name no file can have (the system would raise a ValueError)."""
+    if "\0" in os.fspath(path):
+        raise Refused(path, "its name holds a NUL character, which no file's name can")
+
+
 def _opened(path: Path, home: Path) -> BinaryIO:
+    _named(path)
     if not within(os.path.abspath(path), home):
         _inside(path, home)  # written outside, or through a link: its real path decides
     try:
@@ -163,10 +211,13 @@ def _real_path(descriptor: int, path: Path) -> str:
 
 
 def _refuse_special(path: Path, mode: int) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    raise Refused(path, f"it is {kind}, not a regular file, and only regular files are read")
+    if not stat.S_ISREG(mode):
+        raise Refused(path, f"it is {kind_of(mode)}, not a regular file, and only regular files are read")
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, in words: "a named pipe (FIFO)", "a device"."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
 def _too_big(size: int, limit: int) -> str:

@@ -10,15 +10,14 @@ stays part of its site. Neither are `/` and the home folder (a dotfiles `.git` i
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai_eval_lsp.disk.reading import read_file, read_head
+from ai_eval_lsp.disk import reading
+from ai_eval_lsp.disk.reading import read_head, read_json, read_toml
 
 SETTINGS_FILE = "ai-eval.toml"
 MARKERS = frozenset({SETTINGS_FILE, "pyproject.toml", "composer.json", ".git"})
@@ -43,15 +42,25 @@ class Root:
 
 
 def project_root(path: Path, fallback: Path | None = None) -> Root:
-    """The root of a path: the nearest folder at or above it that `is_project_root`; else
-    `fallback` (the folder given on the command line, the workspace folder), else the path's own
-    folder (the path itself for a folder)."""
-    start = (path if path.is_dir() else path.parent).resolve()
+    """The root of a path: the nearest folder at or above it, as the path is written (links not
+    followed), that `is_project_root`; else `fallback` (the folder given on the command line, the
+    workspace folder), else the path's own folder (the path itself for a folder). A root a link
+    leads to out of a project above it is not the path's root: that project is, and its reading
+    refuses what the link leads to (SPEC 6), as its walk does."""
+    start = Path(os.path.abspath(path if path.is_dir() else path.parent))
+    found: Path | None = None
     for folder in (start, *start.parents):
         if too_wide(folder):
             break
-        if is_project_root(folder):
-            return Root(folder, True)
+        if not is_project_root(folder):
+            continue
+        if found is not None and reading.inside(found, folder.resolve()):
+            break  # nested in this project for real: the nearest stands
+        found = folder
+        if os.path.realpath(folder) == os.fspath(folder):
+            break  # no link on its way down, so it leaves no project above
+    if found is not None:
+        return Root(found.resolve(), True)
     return Root((fallback or start).resolve(), False)
 
 
@@ -101,10 +110,10 @@ def marker_files(folder: str, names: Collection[str]) -> list[str]:
 
 def _composer_project(path: Path) -> bool:
     try:
-        data = json.loads(read_file(path, path.parent.resolve()))
+        data = read_json(path, path.parent.resolve())
     except FileNotFoundError:
         return False
-    except (OSError, UnicodeDecodeError, ValueError):
+    except OSError:
         return True  # a composer.json we cannot read still marks where a project is
     kind = data.get("type") if isinstance(data, dict) else None
     return not (isinstance(kind, str) and kind.startswith("drupal-") and kind != "drupal-project")
@@ -112,8 +121,8 @@ def _composer_project(path: Path) -> bool:
 
 def _has_settings_table(path: Path) -> bool:
     try:
-        tool = tomllib.loads(read_file(path, path.parent.resolve()).decode("utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        tool = read_toml(path, path.parent.resolve()).get("tool", {})
+    except OSError:
         return False
     return isinstance(tool, dict) and "ai-eval" in tool
 

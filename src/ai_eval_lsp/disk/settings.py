@@ -6,13 +6,12 @@ import difflib
 import json
 import os
 import shlex
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ai_eval_lsp.disk.reading import read_file, why_not_read
+from ai_eval_lsp.disk.reading import read_toml, why_not_read
 
 
 class SettingsFileError(Exception):
@@ -176,6 +175,11 @@ class Settings:
                 problems.append(f"unknown setting `{key}`; {hint}")
                 continue
             converted = _convert(value, setting)
+            if _holds_nul(converted):
+                problems.append(
+                    f"setting `{key}` holds a NUL character, which no path, command or URL can; using the default"
+                )
+                continue
             if converted is None:
                 given = "" if setting.metadata.get("secret") else f", not {value!r}"
                 problems.append(f"setting `{key}` must be {_describe(setting)}{given}; using the default")
@@ -192,7 +196,7 @@ class Settings:
         if own.is_file() or os.path.lexists(own):  # one that is not a regular file is said
             return cls._from_toml(own, _own_table, root, strict)
         pyproject = root / "pyproject.toml"
-        if pyproject.is_file():
+        if os.path.lexists(pyproject):
             return cls._from_toml(pyproject, _tool_table, root, strict)
         return cls(), []
 
@@ -205,9 +209,9 @@ class Settings:
         strict: bool,
     ) -> tuple[Settings, list[str]]:
         try:
-            table, problems = table_of(tomllib.loads(read_file(path, root.resolve()).decode("utf-8")))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-            why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
+            table, problems = table_of(read_toml(path, root.resolve()))
+        except OSError as err:
+            why = why_not_read(err)
             if strict:
                 raise SettingsFileError(
                     f"{path}: {why}; none of its settings would apply, so nothing is checked until it is fixed"
@@ -320,6 +324,13 @@ def _convert(value: Any, setting: Field[Any]) -> Any:
         ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
         return tuple(value) if ok else None
     return value if isinstance(value, str) else None
+
+
+def _holds_nul(value: Any) -> bool:
+    """Whether a setting's text holds a NUL, which no path, command or URL can."""
+    return any(
+        isinstance(item, str) and "\0" in item for item in (value if isinstance(value, tuple) else (value,))
+    )
 
 
 def _describe(setting: Field[Any]) -> str:

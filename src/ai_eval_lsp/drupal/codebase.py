@@ -25,20 +25,21 @@ executors, read from the files alone (SPEC 4, "Drupal codebases"). Nothing here 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import cache, reading
 from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.drupal.phpread import ClassReading, Location, PhpDefinition, PhpSources
 from ai_eval_lsp.drupal.settingsphp import SettingsRun, run_settings
+
+T = TypeVar("T")
 
 EXECUTOR_TAG = "ai_eval.check_executor"
 WEB_ROOTS = ("web", "docroot", "html", "public")
@@ -191,11 +192,13 @@ def discover(
     cache_dir: Path | None = None,
     site: str | None = None,
     read_settings: bool = True,
+    unread: list[str] | None = None,
 ) -> Codebase | None:
     """The Drupal codebase of a project folder, None when it is none; from the cache in
     `cache_dir` (default `cache.default_folder("drupal")`) when nothing it was read from changed.
     `site` names the site of a multisite codebase to read (`drupal.site`); without
-    `read_settings` (a workspace the editor does not trust), no settings file is read."""
+    `read_settings` (a workspace the editor does not trust), no settings file is read. When none
+    is found, the files that were not read (a `composer.json` that is a FIFO) are added to `unread`."""
     directory = cache_dir if cache_dir is not None else cache.default_folder("drupal")
     entry = cache.key(str(folder.resolve()), drupal_root or "", site or "", str(read_settings))
     stored = cache.load(directory, entry)
@@ -208,6 +211,10 @@ def discover(
     codebase = _discover(folder.absolute(), drupal_root, reads, site, read_settings)
     if codebase is not None:
         cache.store(directory, entry, codebase.to_json(), reads.stamps)
+    elif unread is not None:  # what might have named a codebase: said, not silently none
+        unread += [
+            f"{_shown(path, folder.absolute())}: {skipped.why}" for path, skipped in reads.skipped.items()
+        ]
     return codebase
 
 
@@ -250,11 +257,21 @@ class _Reads:
 
     def file(self, path: Path) -> bytes | None:
         """A file's bytes; None when there is none; OSError when it may not or cannot be read."""
+        return self._read(path, reading.read_file)
+
+    def json(self, path: Path) -> Any:
+        """A JSON file's value; None when there is none or it is not read (`reading.read_json`)."""
+        try:
+            return self._read(path, reading.read_json)
+        except OSError:
+            return None
+
+    def _read(self, path: Path, read: Callable[[Path, Path], T]) -> T | None:
         status = self.stat(path)
         if status is None or stat.S_ISDIR(status.st_mode):
             return None
         try:
-            return reading.read_file(path, self.home)
+            return read(path, self.home)
         except FileNotFoundError:
             return None
         except OSError as error:
@@ -343,7 +360,7 @@ def _discover(
     def display(path: Path) -> str:
         return _shown(path, folder)
 
-    sources = PhpSources(autoload, reads.read, display)
+    sources = PhpSources(autoload, reads.file, display)
     elsewhere = {f"Drupal\\{module.name}\\": module.name for module in uninstalled}
     executors = _executors(modules, sources, elsewhere, reads, notices, display)
     tests = _test_modules([*modules, *uninstalled], root, reads)
@@ -372,11 +389,7 @@ def _existing(path: Path, reads: _Reads) -> Path | None:
 
 
 def _composer(folder: Path, reads: _Reads) -> Mapping[str, Any]:
-    text = reads.text(folder / "composer.json")
-    try:
-        document = json.loads(text) if text else {}
-    except ValueError:
-        return {}
+    document = reads.json(folder / "composer.json")
     return document if isinstance(document, dict) else {}
 
 
@@ -541,10 +554,12 @@ def site_settings(
     read: Callable[[Path], bytes | None],
     exists: Callable[[Path], bool],
     display: Callable[[Path], str] = str,
+    started: float | None = None,
 ) -> SettingsRun:
     """The site's `settings.php` run statically, as Drupal runs it: from the Drupal root, with
     `$app_root`, `$site_path`, `DRUPAL_ROOT` and the environment given (the configuration's
-    place is read with none: a cached discovery must not depend on it)."""
+    place is read with none: a cached discovery must not depend on it); within the budget that
+    began at `started` (`run_settings`)."""
     known = {"app_root": os.fsencode(root), "site_path": f"sites/{site}".encode()}
     return run_settings(
         root / "sites" / site / "settings.php",
@@ -554,6 +569,7 @@ def site_settings(
         read,
         exists,
         display,
+        started=started,
     )
 
 
@@ -740,7 +756,7 @@ def _dormant(
     kinds: dict[str, DormantKind] = {}
     for test_module, modules in ((False, list(uninstalled)), (True, list(tests))):
         autoload = {f"Drupal\\{module.name}\\": module.folder / "src" for module in modules}
-        sources = PhpSources(autoload, reads.read, display)
+        sources = PhpSources(autoload, reads.file, display)
         for executor in _executors(modules, sources, {}, reads, [], display):
             file, line = (
                 (executor.class_file, executor.class_line)

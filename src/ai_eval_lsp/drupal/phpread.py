@@ -331,12 +331,15 @@ class PhpSources:
         read: Callable[[Path], bytes | None],
         display: Callable[[Path], str] = str,
     ) -> None:
-        """`autoload` maps PSR-4 prefixes (`Drupal\\mod\\`) to folders; `read` returns a file's bytes or
-        None; `display` writes a path in messages."""
+        """`autoload` maps PSR-4 prefixes (`Drupal\\mod\\`) to folders; `read` returns a file's bytes,
+        None when there is none, or raises OSError for one not read (its reader says why);
+        `display` writes a path in messages."""
         self.prefixes = sorted(autoload.items(), key=lambda item: -len(item[0]))
         self.read = read
         self.display = display
         self._files: dict[Path, _File | None] = {}
+        self._unread: set[Path] = set()
+        """Files there but not read (a FIFO, a link out of the project): said by the reader."""
         self._constants: dict[tuple[str, str], PhpValue | Unreadable] = {}
         self._evaluating: set[tuple[str, str]] = set()
 
@@ -350,7 +353,11 @@ class PhpSources:
 
     def parsed(self, path: Path) -> _File | None:
         if path not in self._files:
-            source = self.read(path)
+            try:
+                source = self.read(path)
+            except OSError:
+                source = None
+                self._unread.add(path)
             self._files[path] = None if source is None else parse_php(path, source)
         return self._files[path]
 
@@ -436,6 +443,8 @@ class PhpSources:
         parsed = self.parsed(path) if path else None
         declared = parsed.classes.get(class_name.lower()) if parsed else None
         if path is None or parsed is None or declared is None:
+            if path in self._unread:  # its reader's note says why: "does not exist" would be wrong
+                return ClassReading(path, None, (), ())
             if path is None:
                 problem = f"the class {self.missing(class_name)}"
             elif parsed is None:

@@ -10,9 +10,12 @@ import io
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote, quote_plus
+
+from ai_eval_lsp.core.text import markdown, printable, workflow
 
 MASK = "***"
 SHORTEST = 4
@@ -26,15 +29,33 @@ class _Held:
     pattern: re.Pattern[str] | None = None
 
 
+_ESCAPES: tuple[Callable[[str], str], ...] = (
+    lambda text: json.dumps(text)[1:-1],
+    lambda text: json.dumps(text, ensure_ascii=False)[1:-1],
+    lambda text: repr(text)[1:-1],
+    html.escape,
+    lambda text: html.escape(text, quote=False),
+    printable,
+    markdown,
+    lambda text: printable(text).replace("|", "\\|"),  # inside a code span in a table cell
+    workflow,
+    lambda text: workflow(text, field=True),
+)
+"""Every escaping a text passes on its way out, each character by character (a text's escaped
+form holds its secret's): JSON, Python's repr, HTML, a terminal's line (`printable`), Markdown
+(text, and a code span's inside in a table), a GitHub workflow command."""
+
+
 def forms_of(secret: str) -> set[str]:
     """The ways a secret is written where it may leave: as it is, percent-encoded (upper and
-    lower case), and escaped as JSON, HTML, Python's repr and its UTF-8 bytes' repr do."""
+    lower case), its UTF-8 bytes' repr, and each of those through any one or two of `_ESCAPES`
+    (Markdown of a terminal's line, HTML of JSON): the redaction of a text is the same whichever
+    format escaped it first."""
     encoded = {quote(secret, safe=""), quote(secret), quote_plus(secret)}
     encoded |= {re.sub("%[0-9A-F]{2}", lambda escape: escape[0].lower(), text) for text in encoded}
     found = {secret, *encoded}
-    for text in list(found):
-        found |= {json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]}
-        found |= {html.escape(text), html.escape(text, quote=False)}
+    for _ in range(2):
+        found |= {escape(text) for text in found for escape in _ESCAPES}
     found.add(repr(secret.encode("utf-8", "surrogatepass"))[2:-1])
     return {text for text in found if len(text) >= SHORTEST}
 

@@ -22,6 +22,7 @@ reading stops and everything is unknown. Each says why.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING
 
 from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.drupal.phpread import (
+    INT_MAX,
+    INT_MIN,
     Evaluator,
     PhpArray,
     PhpSources,
@@ -104,13 +107,15 @@ def run_settings(
     exists: Callable[[Path], bool],
     display: Callable[[Path], str] = str,
     budget: float = BUDGET_SECONDS,
+    started: float | None = None,
 ) -> SettingsRun:
     """Run a settings file with the variables Drupal defines before it (`$app_root`,
     `$site_path`) and the global constants it knows (`DRUPAL_ROOT`); `getenv()` reads
     `environment`; `read` gives a file's bytes, or None when there is no such file, `exists`
     whether a file is there (what `file_exists()` asks); either raises OSError for a file that
     may not or cannot be read (`disk.reading.Refused`). `display` writes paths in reasons; the
-    reading stops after `budget` seconds."""
+    reading stops `budget` seconds after `started` (`time.monotonic()`; default: now), so what
+    was read for it before (a `.env` file) counts too."""
     program = _Program(
         SettingsRun(variables=dict(variables)),
         constants,
@@ -118,7 +123,7 @@ def run_settings(
         read,
         exists,
         display,
-        time.monotonic() + budget,
+        (time.monotonic() if started is None else started) + budget,
     )
     try:
         why = program.run_file(path)
@@ -363,8 +368,8 @@ class _Reader(Evaluator):
                 array = inner
             last = keys[-1]
             array.put(None if last is None else self.array_key(last), value)
-        except OverflowError:  # `$a[] = ...` past PHP_INT_MAX, which PHP refuses
-            self.variables[name] = Unknown(f"an element appended past PHP_INT_MAX at {self.where(target)}")
+        except OverflowError:  # `$a[] = ...` past PHPINT_MAX, which PHP refuses
+            self.variables[name] = Unknown(f"an element appended past PHPINT_MAX at {self.where(target)}")
             return
         self.variables[name] = top
 
@@ -551,17 +556,19 @@ def _to_int(value: PhpValue) -> PhpValue:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return 0  # PHP's infinity and NaN cast to 0
+        if not INT_MIN <= value <= INT_MAX:
+            return Unknown("an integer cast of a number past PHP's integers")
         return int(value)
     if isinstance(value, bytes):
         digits = value.strip().decode("ascii", "replace")
         sign = -1 if digits.startswith("-") else 1
-        digits = digits.lstrip("+-")
-        number = ""
-        for character in digits:
-            if not character.isdigit():
-                break
-            number += character
-        return sign * int(number) if number else 0
+        unsigned = digits.lstrip("+-")
+        number = unsigned[: len(unsigned) - len(unsigned.lstrip("0123456789"))]
+        if len(number) > len(str(INT_MAX)):  # PHP saturates; Python would not even convert it
+            return INT_MIN if sign < 0 else INT_MAX
+        return max(INT_MIN, min(INT_MAX, sign * int(number))) if number else 0
     return Unknown("an integer cast")
 
 

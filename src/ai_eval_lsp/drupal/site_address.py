@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.disk import reading
 from ai_eval_lsp.drupal.codebase import Codebase, site_settings
@@ -25,6 +27,7 @@ TABLE = "ai_eval_result"
 SETTING = "site.database"
 GIVE_IT = f"give the setting `{SETTING}` (such as `mysql://USER:PASSWORD@127.0.0.1:3306/DATABASE`)"
 
+PORTS = "a number from 1 to 65535"
 _DDEV_HOST = "db"
 """The host name of DDEV's database container, known only inside DDEV's network."""
 
@@ -46,6 +49,9 @@ class SiteAddress:
 
     def __post_init__(self) -> None:
         hold(self.password, self.username, self.database, self.host)
+        for what, name in (("user's name", self.username), ("database's name", self.database)):
+            if "\0" in name:  # the server would take it for the end of the name, and answer garbage
+                raise AddressError(f"{self.origin}: the {what} holds a NUL character, which no {what} can")
 
     @property
     def table(self) -> str:
@@ -61,8 +67,10 @@ class SiteAddress:
     def __str__(self) -> str:
         """How messages name it: driver, host, port, database and user, never the password."""
         if self.driver == "sqlite":
-            return f"sqlite file {self.database}"
-        return f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+            return printable(f"sqlite file {self.database}")
+        return printable(
+            f"{self.driver} database `{self.database}` on {self.host}:{self.port} as `{self.username}`"
+        )
 
 
 class AddressError(ValueError):
@@ -157,9 +165,13 @@ def _host_and_port(place: str, origin: str) -> tuple[str, int | None]:
             raise AddressError(f"{origin}: an IPv6 address is written in brackets, such as [::1]")
     if host and not _HOST.fullmatch(host):
         raise AddressError(f"{origin}: the host holds a space, a control character or one of []@")
-    if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
-        raise AddressError(f"{origin}: the port is not a number from 1 to 65535")
+    if port and not _is_port(port):
+        raise AddressError(f"{origin}: the port is not {PORTS}")
     return host.strip("[]") if host.startswith("[") else host, int(port) if port else None
+
+
+def _is_port(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 5 and 1 <= int(text) <= 65535
 
 
 def _decoded(text: str, what: str, origin: str) -> str:
@@ -198,6 +210,7 @@ def find_address(
 def _from_settings(
     root: Path, codebase: Codebase, environment: Mapping[str, str]
 ) -> tuple[SiteAddress | None, str | None]:
+    started = time.monotonic()  # the settings' budget counts the `.env` file's reading too
     ddev = _ddev_config(root, codebase.root)
     home = root.resolve()  # what every file read must be inside of
     unread: list[str] = []
@@ -219,7 +232,7 @@ def _from_settings(
         return os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
 
     settings_file = codebase.root / "sites" / codebase.site / "settings.php"
-    run = site_settings(codebase.root, codebase.site, environment, read, exists, shown)
+    run = site_settings(codebase.root, codebase.site, environment, read, exists, shown, started)
     where = shown(settings_file)
     if not run.files:
         why = run.not_followed[0] if run.not_followed else f"{where} does not exist"
@@ -231,7 +244,9 @@ def _from_settings(
         return what + (f"; not followed: {'; '.join(others)}" if others else "") + f"; {GIVE_IT}"
 
     found = run.get("databases", "default", "default")
-    read_from = ", ".join(shown(path) for path in run.files)
+    read_from = ", ".join(
+        shown(path) for path in dict.fromkeys(run.files)
+    )  # each once, however often included
     if not isinstance(found, PhpArray):
         why = f" ({found.why})" if isinstance(found, Unknown) else ""
         return None, note(f"no `$databases['default']['default']` in {read_from}{why}")
@@ -275,8 +290,8 @@ def _address(found: PhpArray, drupal_root: Path, where: str) -> SiteAddress:
     if driver == "sqlite":  # relative to the Drupal root, where Drupal runs
         return SiteAddress("sqlite", str(drupal_root / database), prefix=prefix, origin=where)
     port_text = field_of("port")
-    if port_text and not re.fullmatch(r"[0-9]{1,5}", port_text):
-        raise AddressError(f"the site's database port in {where} is `{port_text}`, not a number")
+    if port_text and not _is_port(port_text):
+        raise AddressError(f"the site's database port in {where} is `{printable(port_text)}`, not {PORTS}")
     return SiteAddress(
         driver,
         database,
@@ -302,7 +317,7 @@ def _ddev_config(root: Path, drupal_root: Path) -> Path | None:
     and the project root."""
     for folder in [drupal_root, *drupal_root.parents]:
         config = folder / ".ddev" / "config.yaml"
-        if config.is_file():
+        if os.path.lexists(config):  # one not read (a FIFO) is said when its port is needed
             return config
         if folder == root or not folder.is_relative_to(root):
             break
@@ -320,7 +335,7 @@ def _ddev_published(address: SiteAddress, config: Path, home: Path) -> SiteAddre
         ) from None
     values = document.value if document is not None and isinstance(document.value, dict) else {}
     port = str(values.get("host_db_port", "")).strip()
-    if not re.fullmatch(r"[0-9]{1,5}", port):
+    if not _is_port(port):
         raise AddressError(
             "the site's database is DDEV's `db` container, whose port on this machine changes at every "
             "`ddev start`; set `host_db_port` in .ddev/config.yaml (then `ddev restart`)"
@@ -337,10 +352,13 @@ def _ddev_published(address: SiteAddress, config: Path, home: Path) -> SiteAddre
     )
 
 
-_DOTENV_LINE = re.compile(
-    r"""^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^#\r\n]*?))\s*(?:\#.*)?$""",
-    re.MULTILINE,
-)
+# A `.env` line is read in three steps, each a pattern no run of blanks can make backtrack (one
+# pattern for the whole line took minutes over a value holding 300,000 spaces).
+_DOTENV_NAME = re.compile(r"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*")
+_DOTENV_QUOTED = re.compile(r""""((?:[^"\\]|\\.)*)"|'([^']*)'""")
+"""A quoted value, which may span lines."""
+_DOTENV_REST = re.compile(r"[ \t\r]*(?:#[^\n]*)?(?:\n|$)")
+"""What may follow a quoted value on its line: blanks and a comment."""
 
 
 def _dotenv(path: Path, home: Path, unread: list[str]) -> dict[str, str]:
@@ -354,12 +372,34 @@ def _dotenv(path: Path, home: Path, unread: list[str]) -> dict[str, str]:
     except OSError as error:
         unread.append(f"{path.name}: {reading.why_not_read(error)}")
         return {}
+    return dotenv_values(text)
+
+
+def dotenv_values(text: str) -> dict[str, str]:
+    """The variables a `.env` text sets, in time linear in its length."""
     found = {}
-    for match in _DOTENV_LINE.finditer(text):
-        name, double, single, bare = match.groups()
-        if double is not None:
-            value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), double)
-        else:
-            value = single if single is not None else bare
-        found[name] = value
+    position = 0
+    while position < len(text):
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end
+        name = _DOTENV_NAME.match(text, position, end)
+        if name is None:
+            position = end + 1
+            continue
+        quoted = _DOTENV_QUOTED.match(text, name.end())
+        rest = _DOTENV_REST.match(text, quoted.end()) if quoted else None
+        if quoted is not None and rest is not None:
+            double, single = quoted.groups()
+            found[name[1]] = single if double is None else _DOTENV_ESCAPE.sub(_unescaped, double)
+            position = rest.end()
+            continue
+        found[name[1]] = text[name.end() : end].partition("#")[0].strip()
+        position = end + 1
     return found
+
+
+_DOTENV_ESCAPE = re.compile(r"\\(.)")
+
+
+def _unescaped(escape: re.Match[str]) -> str:
+    return {"n": "\n", "t": "\t"}.get(escape[1], escape[1])

@@ -76,6 +76,7 @@ class Project:
             settings.drupal_root or None,
             site=settings.drupal_site or None,
             read_settings=settings.workspace_trusted,
+            unread=problems,
         )
         registry = discover(fragments, codebase=codebase, php_run=settings.php_run, home=root.resolve())
         validator = SchemaValidator.for_rubrics(registry.combined, engine)
@@ -117,12 +118,17 @@ class Project:
 
     def home_of(self, path: Path) -> Path:
         """The folder a file is read inside of (`disk.reading`): the root, or, for a file outside
-        it (named on the command line), its own folder."""
-        absolute = os.path.abspath(path)
+        it (named on the command line), its own folder. A file written below the root (through
+        a link to it, as `/tmp` is on macOS) is read inside the root, wherever a link below leads."""
+        absolute = Path(os.path.abspath(path))
         if reading.within(absolute, self.root):
             return self.root  # as the walk names its files: no link to resolve
-        folder = os.path.realpath(os.path.dirname(absolute))
-        return self.root if reading.within(folder, self.root) else Path(folder)
+        folder = os.path.realpath(absolute.parent)
+        if reading.within(folder, self.root) or any(
+            os.path.realpath(above) == os.fspath(self.root) for above in absolute.parents
+        ):
+            return self.root
+        return Path(folder)
 
     def read(self, path: Path) -> bytes:
         """A rubric or cases file's bytes, read as a repository's files are (`disk.reading`):

@@ -9,7 +9,6 @@ without it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from ai_eval_lsp.core.schema import (
     combine,
     core_schema,
 )
-from ai_eval_lsp.disk.reading import read_file, why_not_read
+from ai_eval_lsp.disk.reading import read_json, why_not_read
 from ai_eval_lsp.drupal.codebase import Codebase, DormantKind, PhpExecutor
 from ai_eval_lsp.hosts.php import PhpCheckExecutor
 from ai_eval_lsp.hosts.python import (
@@ -296,11 +295,11 @@ def _core_schema(codebase: Codebase | None) -> tuple[dict[str, Any], list[str]]:
     if codebase is None or path is None:
         return core_schema(), []
     try:
-        schema = json.loads(read_file(path, codebase.folder.resolve()))
+        schema = read_json(path, codebase.folder.resolve())
         branches = schema["properties"]["checks"]["items"]["oneOf"]
         if not isinstance(schema.get("$defs"), dict) or not isinstance(branches, list):
             raise ValueError("it has no `$defs` or no `checks.items.oneOf`")
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError, KeyError, TypeError) as err:
         why = why_not_read(err) if isinstance(err, OSError) else str(err)
         return core_schema(), [
             f"the site's ai_eval schema {path} cannot be used ({why}); the shipped schema is used"
@@ -316,10 +315,9 @@ def _read_fragments(
     for path in paths:
         origin = Origin(f"schema fragment {path}")
         try:
-            definitions = json.loads(read_file(path, home or path.parent.resolve()))
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            why = why_not_read(err) if isinstance(err, OSError) else f"cannot be read: {err}"
-            problems.append(f"{origin}: {why}")
+            definitions = read_json(path, home or path.parent.resolve())
+        except OSError as err:
+            problems.append(f"{origin}: {why_not_read(err)}")
             continue
         if not isinstance(definitions, dict):
             problems.append(f"{origin}: must hold a JSON object of kind names to definitions")

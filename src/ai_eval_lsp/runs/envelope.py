@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ai_eval_lsp import __version__
+from ai_eval_lsp.core.rows import loads
 from ai_eval_lsp.drupal.secrets import redact_json
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ SCHEMA_VERSION = "0.2.2"
 
 
 def envelope(row: dict[str, Any]) -> dict[str, Any]:
-    config = json.loads(row["config_json"] or "{}")
+    config = loads(row["config_json"] or "{}")
     evaluation_id = f"{row['target_id']}-{row['timestamp']}-{row['id']}"
     return {
         "schema_version": SCHEMA_VERSION,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import SITE_ID, CaseRecord, Diff, cases_file, flips, run_label
 from ai_eval_lsp.core.results import EXPECTATIONS, CaseResult
-from ai_eval_lsp.core.text import printable
+from ai_eval_lsp.core.text import markdown, printable
 
 if TYPE_CHECKING:
     from ai_eval_lsp.runs.run import RunResult
@@ -72,8 +72,14 @@ def run_json(name: str, result: RunResult) -> dict[str, Any]:
     }
 
 
-def _gate(result: RunResult, failed: str = "FAILED") -> str:
-    return "passed" if result.row["passed_gate"] else f"{failed} ({'; '.join(result.gate_failures)})"
+def _gate(result: RunResult) -> str:
+    return "passed" if result.row["passed_gate"] else f"FAILED ({'; '.join(result.gate_failures)})"
+
+
+def _gate_markdown(result: RunResult) -> str:
+    return (
+        "passed" if result.row["passed_gate"] else f"**FAILED** ({markdown('; '.join(result.gate_failures))})"
+    )
 
 
 CaseState = Literal["passed", "failed", "errored"]
@@ -336,11 +342,11 @@ def format_history(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
 def format_history_markdown(target: str, rows: Sequence[Mapping[str, Any]]) -> str:
     header, *table = history_table(rows)
     lines = [
-        f"### ai-eval: {_cell(history_title(target, rows))}",
+        f"### ai-eval: {markdown(history_title(target, rows))}",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
-        *("| " + " | ".join(_cell(cell) for cell in line) + " |" for line in table),
+        *("| " + " | ".join(markdown(cell) for cell in line) + " |" for line in table),
     ]
     return "\n".join(lines)
 
@@ -429,19 +435,19 @@ def _case_name(key: str, base: CaseRecord | None, head: CaseRecord | None) -> st
     return printable(name)
 
 
-def _cell(text: str) -> str:
-    return printable(text.replace("|", "\\|").replace("\n", " "))
-
-
 def format_diff_markdown(comparison: Diff) -> str:
     """What a pull-request comment wants: the verdict first, the changed cases, the rest folded."""
     base, head = comparison.base, comparison.head
     changed = [(case_id, b, h) for case_id, b, h in comparison.cases if _change(b, h)]
     unchanged = [(case_id, b, h) for case_id, b, h in comparison.cases if not _change(b, h)]
     lines = [
-        f"### ai-eval: `{_cell(comparison.target)}`, {run_label(base)} -> {run_label(head)}",
+        f"### ai-eval: {markdown(comparison.target, code=True)}, {run_label(base)} -> {run_label(head)}",
         "",
-        *(f"> **Warning:** {_cell(line)}" for line in (comparison.incomparable, comparison.unpaired) if line),
+        *(
+            f"> **Warning:** {markdown(line)}"
+            for line in (comparison.incomparable, comparison.unpaired)
+            if line
+        ),
         "| | base | head | change |",
         "|---|---:|---:|---:|",
         f"| pass rate | {base['pass_rate']:.2f} {interval(base)} | {head['pass_rate']:.2f} {interval(head)} "
@@ -456,7 +462,7 @@ def format_diff_markdown(comparison: Diff) -> str:
         if not cases:
             continue
         rows = [
-            f"| `{_cell(_case_name(case_id, b, h))}` | {_verdict(b)} | {_verdict(h)} | {_change(b, h)} |"
+            f"| {markdown(_case_name(case_id, b, h), code=True, cell=True)} | {_verdict(b)} | {_verdict(h)} | {_change(b, h)} |"
             for case_id, b, h in cases
         ]
         table = ["| case | base | head | change |", "|---|---:|---:|---|", *rows]
@@ -465,7 +471,7 @@ def format_diff_markdown(comparison: Diff) -> str:
         else:
             lines += ["", f"**{title}**", "", *table]
     for line in _tied(comparison):
-        lines += ["", f"_{_cell(line)}_"]
+        lines += ["", f"_{markdown(line)}_"]
     return "\n".join(lines)
 
 
@@ -480,13 +486,17 @@ def format_runs_markdown(results: Sequence[tuple[str, RunResult]], failed: Seque
     for name, result in results:
         row = result.row
         lines.append(
-            f"| `{_cell(name)}` | `{_cell(row['target_id'])}` | {row['run_id']} | {row['pass_rate']:.2f} "
-            f"{interval(row)} | {row['avg_score']:.2f}/5 | {_cell(_gate(result, '**FAILED**'))} | {row['question_count']} "
+            f"| {markdown(name, code=True, cell=True)} | {markdown(row['target_id'], code=True, cell=True)} "
+            f"| {row['run_id']} | {row['pass_rate']:.2f} {interval(row)} | {row['avg_score']:.2f}/5 "
+            f"| {_gate_markdown(result)} | {row['question_count']} "
             f"| {row['error_count']} |"
         )
-    lines += [f"| `{_cell(name)}` | | | | | could not run: {_cell(why)} | | |" for name, why in failed]
+    lines += [
+        f"| {markdown(name, code=True, cell=True)} | | | | | could not run: {markdown(why)} | | |"
+        for name, why in failed
+    ]
     noted = [
-        f"- `{_cell(name)}` `{_cell(case_id)}`: {_cell(text)}"
+        f"- {markdown(name, code=True)} {markdown(case_id, code=True)}: {markdown(text)}"
         for name, result in results
         for case_id, text in _case_lines(result, failed_only=True)
     ]

@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +311,11 @@ def run(
     `names` what the results call each case (by default, `case_names`); `site_target`, the site's
     evaluation target they mirror (the cases file's `site_target`)."""
     started, clock = time.time(), time.perf_counter()
-    store = ResultStore(options.database or project.results_database)
+    store = (
+        ResultStore(options.database)
+        if options.database
+        else ResultStore(project.results_database, project.root)
+    )
     try:
         store.check_writable()  # now, not once every case is graded
     except StoreError as err:
@@ -432,6 +435,8 @@ def _regression(comparison: Diff | None) -> list[str]:
 def notify_subscribers(row: dict[str, Any], context: RunContext) -> threading.Thread:
     """Call every run-complete subscriber once, in the background: the row is already stored,
     so a slow subscriber delays nothing and one that raises is logged and forgotten."""
+
+    from importlib.metadata import entry_points
 
     def call_all() -> None:
         for entry in sorted(

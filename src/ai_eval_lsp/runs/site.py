@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import decimal
-import json
 import math
 import re
 import socket
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
+from ai_eval_lsp.core.rows import DEPTH, LARGEST, LATEST, loads, nesting
 from ai_eval_lsp.core.text import printable
+from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
 from ai_eval_lsp.drupal.site_address import SiteAddress
 from ai_eval_lsp.runs.render import site_line
@@ -342,13 +344,13 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         raise BadRow(f"`question_count` {questions} is negative")
     if not 0 <= errors <= questions:
         raise BadRow(f"`error_count` {errors} is not between 0 and `question_count` {questions}")
-    scores = _text(scores)
+    scores, config = _json(scores, "scores_json"), _json(config, "config_json")
     _scores_within(scores)
     return (
         _integer(row_id, "id"),
         str(target),
         None if run_id is None else _integer(run_id, "run_id"),
-        _integer(timestamp, "timestamp"),
+        _timestamp(timestamp),
         _within(_number(average, "avg_score"), "avg_score", 5),
         _within(_number(rate, "pass_rate"), "pass_rate", 1),
         _within(_number(low, "pass_rate_ci_low", True), "pass_rate_ci_low", 1),
@@ -359,7 +361,7 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         scores,
         _text(source) or "",
         _number(duration, "duration"),
-        _text(config),
+        config,
     )
 
 
@@ -382,7 +384,7 @@ def _scores_within(scores: str | None) -> None:
     if scores is None or _OUT_OF_RANGE.search(scores) is None:
         return
     try:
-        read = json.loads(scores)
+        read = loads(scores)
     except ValueError:
         return
     for question, value in read.items() if isinstance(read, dict) else ():
@@ -411,12 +413,35 @@ def _number(value: Any, name: str, optional: bool = False) -> Any:
 
 
 def _integer(value: Any, name: str) -> int:
+    """A whole number a store keeps (SQLite's are 64-bit: MariaDB's BIGINT UNSIGNED and a float
+    such as 1e19 go past it)."""
     if type(value) is int:
-        return value
-    number = _number(value, name)
-    if number != int(number):
-        raise BadRow(f"`{name}` is {value!r}, not a whole number")
-    return int(number)
+        whole = value
+    else:
+        number = _number(value, name)
+        if number != int(number):
+            raise BadRow(f"`{name}` is {value!r}, not a whole number")
+        whole = int(number)
+    if not -LARGEST - 1 <= whole <= LARGEST:
+        raise BadRow(f"`{name}` {whole} is out of range: a results store keeps at most {LARGEST}")
+    return whole
+
+
+def _timestamp(value: Any) -> int:
+    """A run's time, a date from 1970 to 9999 (as every reader of the store writes it)."""
+    timestamp = _integer(value, "timestamp")
+    if not 0 <= timestamp <= LATEST:
+        raise BadRow(f"`timestamp` {timestamp} is no date between 1970 and 9999")
+    return timestamp
+
+
+def _json(value: Any, name: str) -> str | None:
+    """A JSON column's text, bounded in depth: no reader of the store can be made to recurse
+    without end (a text that is no JSON is read as before: the run keeps its aggregates)."""
+    text = _text(value)
+    if text is not None and nesting(text) > DEPTH:
+        raise BadRow(f"`{name}` nests more than {DEPTH} levels deep")
+    return text
 
 
 def _text(value: Any) -> str | None:
@@ -487,13 +512,13 @@ def _rows_of(document: Any) -> list[list[Any]]:
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
     try:
-        rows = json.loads(document) if document else []
+        found = loads(document) if document else []
     except ValueError:
         raise _Cut("the server cut its answer short") from None
-    if not isinstance(rows, list) or not all(isinstance(values, list) and values for values in rows):
+    if not isinstance(found, list) or not all(isinstance(values, list) and values for values in found):
         raise _Cut("the server cut its answer short")
-    rows.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
-    return rows
+    found.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
+    return found
 
 
 class _Reads:
@@ -630,8 +655,16 @@ class _Sqlite(_Reads):
 
     def value(self, query: str, parameters: tuple[int, ...]) -> Any:
         path = Path(self.address.database)
-        if not path.is_file():
-            raise SiteError(f"cannot read the site's runs from {self.address}: there is no such file")
+        try:
+            mode = path.stat().st_mode
+        except (OSError, ValueError):
+            raise SiteError(
+                f"cannot read the site's runs from {self.address}: there is no such file"
+            ) from None
+        if not stat.S_ISREG(mode):  # SQLite would wait on a FIFO, or take a device for a database
+            raise SiteError(
+                f"cannot read the site's runs from {self.address}: it is {kind_of(mode)}, not a regular file"
+            )
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT)
         try:
             connection.execute("PRAGMA query_only = ON")
@@ -653,7 +686,7 @@ _NOTHING_ANSWERS = "nothing answers there (is the database server running, and t
 _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress], str]]] = (
     (
         lambda err, text: _chained(err, socket.gaierror),
-        lambda a: f"the host `{a.host}` is not known",
+        lambda a: f"the host `{printable(a.host)}` is not known",
     ),
     (
         lambda err, text: (
@@ -670,29 +703,31 @@ _CAUSES: Sequence[tuple[Callable[[Exception, str], bool], Callable[[SiteAddress]
     ),
     (
         lambda err, text: _code(err) in (1045, "28P01", "28000") or "authentication failed" in text,
-        lambda a: f"the user `{a.username}` or its password is refused",
+        lambda a: f"the user `{printable(a.username)}` or its password is refused",
     ),
     (
         lambda err, text: _code(err) in (1049, "3D000") or "unknown database" in text,
-        lambda a: f"there is no database `{a.database}`",
+        lambda a: f"there is no database `{printable(a.database)}`",
     ),
     (
         # MySQL and MariaDB say the same to a user without access, whether the database exists or not
         lambda err, text: _code(err) == 1044,
         lambda a: (
-            f"there is no database `{a.database}`, or the user `{a.username}` may not use it "
+            f"there is no database `{printable(a.database)}`, or the user `{printable(a.username)}` may not use it "
             "(MySQL and MariaDB do not tell which): check the name, or grant the user SELECT on its table"
         ),
     ),
     (
         lambda err, text: _code(err) in (1146, "42P01") or "no such table" in text or "doesn't exist" in text,
         lambda a: (
-            f"there is no table `{a.table}`: is ai_eval installed on the site (and the table prefix right)?"
+            f"there is no table `{printable(a.table)}`: is ai_eval installed on the site (and the table prefix right)?"
         ),
     ),
     (
         lambda err, text: _code(err) in (1142, "42501") or "denied" in text,
-        lambda a: f"the user `{a.username}` may not read `{a.table}`; grant it SELECT on that table",
+        lambda a: (
+            f"the user `{printable(a.username)}` may not read `{printable(a.table)}`; grant it SELECT on that table"
+        ),
     ),
     (
         lambda err, text: (
@@ -730,5 +765,6 @@ def why_unreadable(address: SiteAddress, err: Exception) -> str:
     text = str(err).lower()
     cause = next((describe(address) for matches, describe in _CAUSES if matches(err, text)), None)
     if cause is None:
-        cause = printable(redact(str(err)))  # a server's own words: untrusted too
-    return f"cannot read the site's runs from {address}: {cause}"
+        cause = redact(str(err))
+    # the names a settings file gave, a server's own words: untrusted too
+    return printable(f"cannot read the site's runs from {address}: {cause}")

@@ -22,6 +22,9 @@ from ai_eval_lsp.core.compare import (
     row_verdicts,
     run_label,
 )
+from ai_eval_lsp.core.rows import loads, unreadable
+from ai_eval_lsp.core.text import printable
+from ai_eval_lsp.disk.reading import inside, within
 from ai_eval_lsp.drupal.secrets import found_in, redact
 
 ROW_FIELDS = (
@@ -107,9 +110,17 @@ _TABLES = (
 )
 
 _COLUMNS = ", ".join(ROW_FIELDS)
+_LOCAL = "(SELECT * FROM ai_eval_result WHERE readable('ai_eval_result', rowid, timestamp, scores_json, config_json))"
+_SITE = (
+    "(SELECT * FROM ai_eval_site_result "
+    "WHERE readable('ai_eval_site_result', rowid, timestamp, scores_json, config_json))"
+)
+"""The local and the site's rows a reader can show (`unreadable`): a query's FROM, so its LIMIT
+counts those only. A row is named by its table's rowid: SQLite may call `readable` with a value
+the query compares a column with in place of that column."""
 _RUNS = (
-    f"(SELECT {_COLUMNS}, NULL AS {SITE_ID} FROM ai_eval_result UNION ALL "
-    f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result)"
+    f"(SELECT {_COLUMNS}, NULL AS {SITE_ID} FROM {_LOCAL} UNION ALL "
+    f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM {_SITE})"
 )
 """Every run, local and the site's, in one shape: a query's FROM."""
 _NEWEST_FIRST = "ORDER BY timestamp DESC, id DESC"
@@ -137,8 +148,14 @@ class StoreError(Exception):
 
 
 class ResultStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, home: Path | None = None) -> None:
         self.path = path
+        self.home = home
+        """The project a database named inside it must really be inside of (a real path), never
+        written through a link leading out (SPEC 6); None for a place the user named (`--db`)."""
+        self.skipped: list[str] = []
+        """A note for each stored row left out of what was read: one no reader can show (a
+        store written before rows were checked as they are today may hold one)."""
 
     def check_writable(self) -> None:
         """Raise StoreError now if a run could not be stored here, before any case is graded;
@@ -155,6 +172,12 @@ class ResultStore:
     def _check_place(self) -> Path:
         """The nearest folder above the path that exists; StoreError for a path that can never be
         a database file: a folder, or a path below a file."""
+        home = self.home
+        if home is not None and within(os.path.abspath(self.path), home) and not inside(self.path, home):
+            raise StoreError(
+                f"{self.path}: the results database is not written there: a symbolic link leads out of the "
+                f"project, and only files inside it are written{WHERE}"
+            )
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder: the results database is a file{WHERE}")
         above = next(folder for folder in self.path.parents if folder.exists())
@@ -342,7 +365,7 @@ class ResultStore:
         where = "site = ?" + (" AND target_id = ?" if target is not None else "")
         parameters = (site, target) if target is not None else (site,)
         return self._runs(
-            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM {_SITE} "
             f"WHERE {where} ORDER BY site_id DESC LIMIT ?",
             (*parameters, -1 if limit is None else limit),
         )
@@ -350,19 +373,38 @@ class ResultStore:
     def previous_site_row(self, site: str, target: str, before_id: int) -> dict[str, Any] | None:
         """The site's row of a target just before `before_id`, as the seed's subscriber finds it."""
         found = self._runs(
-            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM {_SITE} "
             "WHERE site = ? AND target_id = ? AND site_id < ? ORDER BY site_id DESC LIMIT 1",
             (site, target, before_id),
         )
         return found[0] if found else None
 
     def _select(self, query: str, parameters: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Rows of a query; none when there is no database yet (reading never creates one)."""
+        """Rows of a query; none when there is no database yet (reading never creates one). The
+        rows `readable` left out are named in `skipped`."""
         if not self.path.exists():
             return []
         connection = self._connect(read_only=True)
+        left_out: dict[tuple[str, int], str] = {}
+
+        def readable(table: str, rowid: int, timestamp: Any, scores: Any, config: Any) -> bool:
+            why = unreadable({"timestamp": timestamp, "scores_json": scores, "config_json": config})
+            if why is not None:
+                left_out[table, rowid] = why
+            return why is None
+
+        connection.create_function("readable", 5, readable, deterministic=True)
         try:
-            return [dict(found) for found in connection.execute(query, parameters)]
+            found = [dict(row) for row in connection.execute(query, parameters)]
+            for (table, rowid), why in left_out.items():
+                named = "run_id" if table == "ai_eval_result" else f"site_id AS {SITE_ID}"
+                (row,) = connection.execute(
+                    f"SELECT {named}, target_id FROM {table} WHERE rowid = ?", (rowid,)
+                )
+                note = f"{self.path}: {run_label(dict(row))} of `{printable(str(row['target_id']))}` is skipped: {why}"
+                if note not in self.skipped:
+                    self.skipped.append(note)
+            return found
         finally:
             connection.close()
 
@@ -376,8 +418,8 @@ class ResultStore:
 
     def previous(self, target_id: str, before_id: int) -> dict[str, Any] | None:
         """The row stored for the same target just before `before_id`."""
-        found = self._select(
-            "SELECT * FROM ai_eval_result WHERE target_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
+        found = self._runs(
+            f"SELECT * FROM {_LOCAL} WHERE target_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
             (target_id, before_id),
         )
         return found[0] if found else None
@@ -385,8 +427,8 @@ class ResultStore:
     def previous_of_file(self, target_id: str, cases_file: str, before_id: int) -> dict[str, Any] | None:
         """The row stored for the same target and cases file (`config_json`'s `cases_file`) just
         before `before_id`: another cases file of the same rubric has other cases."""
-        found = self._select(
-            "SELECT * FROM ai_eval_result WHERE target_id = ? AND id < ? "
+        found = self._runs(
+            f"SELECT * FROM {_LOCAL} WHERE target_id = ? AND id < ? "
             "AND json_extract(config_json, '$.cases_file') = ? ORDER BY id DESC LIMIT 1",
             (target_id, before_id, cases_file),
         )
@@ -438,17 +480,17 @@ class ResultStore:
 
     def latest(self) -> dict[str, Any] | None:
         """The latest local run."""
-        found = self._select("SELECT * FROM ai_eval_result ORDER BY id DESC LIMIT 1")
+        found = self._runs(f"SELECT * FROM {_LOCAL} ORDER BY id DESC LIMIT 1")
         return found[0] if found else None
 
     def run(self, run_id: int) -> dict[str, Any] | None:
-        found = self._select("SELECT * FROM ai_eval_result WHERE run_id = ?", (run_id,))
+        found = self._runs(f"SELECT * FROM {_LOCAL} WHERE run_id = ?", (run_id,))
         return found[0] if found else None
 
     def site_run(self, site_id: int) -> dict[str, Any] | None:
         """The site's row of that id (the one read last, should two sites have one)."""
         found = self._runs(
-            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM ai_eval_site_result "
+            f"SELECT site_id AS id, {', '.join(ROW_FIELDS[1:])}, site_id AS {SITE_ID} FROM {_SITE} "
             "WHERE site_id = ? ORDER BY rowid DESC LIMIT 1",
             (site_id,),
         )
@@ -481,7 +523,7 @@ class ResultStore:
                     case["score"],
                     None if case["passed"] is None else bool(case["passed"]),
                     case["reason"],
-                    tuple(json.loads(case["outcomes_json"])),
+                    tuple(loads(case["outcomes_json"])),
                     case["question_id"],
                 )
                 for case in found
@@ -587,17 +629,15 @@ class ResultStore:
             where, parameters = "target_id = ?", (targets.local or targets.named or "",)
         elif targets.site is not None:
             where, parameters = "json_extract(config_json, '$.site_target') = ?", (targets.site,)
-        rows = self._select(
-            f"SELECT * FROM ai_eval_result WHERE {where} ORDER BY id DESC LIMIT 2", parameters
-        )
-        if not rows and targets.site is not None and targets.local is None:
+        found = self._runs(f"SELECT * FROM {_LOCAL} WHERE {where} ORDER BY id DESC LIMIT 2", parameters)
+        if not found and targets.site is not None and targets.local is None:
             # no run mirrors the site's target: the latest run, which `_compare` says cannot be compared
-            rows = self._select("SELECT * FROM ai_eval_result ORDER BY id DESC LIMIT 2")
+            found = self._runs(f"SELECT * FROM {_LOCAL} ORDER BY id DESC LIMIT 2")
         wanted = 0 if ref == "latest" else 1
-        if len(rows) <= wanted:
+        if len(found) <= wanted:
             which = f"of `{parameters[0]}` " if parameters else ""
             raise StoreError(f"{self.path} has no {ref} local run {which}to compare")
-        return rows[wanted]
+        return found[wanted]
 
     def _latest_of(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The latest run of the same target and kind (local or the site's) as `row`."""

@@ -26,10 +26,10 @@ from ai_eval_lsp.core.items import (
     item_head,
     item_of,
     moved_ends,
+    tally_of,
 )
 from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
 from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult, libyaml_failure, read_fast, syntax_problem
@@ -434,14 +434,7 @@ def _across_checks(
     assert isinstance(after.facts, CheckFacts)
     was = previous.layout
     assert was is not None
-    if was.tally is not None:
-        tally = was.tally
-    else:  # the first id changed since a full analysis
-        found = list(was.found())
-        tally = Tally.of(
-            [each.check_id for each in found],
-            [each.facts.kind if isinstance(each.facts, CheckFacts) else None for each in found],
-        )
+    tally = was.tally if was.tally is not None else tally_of(was.found())  # lines moved since it was made
 
     def where(other: int) -> CheckId:
         found = layout.items[other].found_at(layout.lines[other]).check_id

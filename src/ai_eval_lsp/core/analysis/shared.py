@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from ai_eval_lsp.core.index import Role, Summary
 from ai_eval_lsp.core.yamltree import Parser, ParseResult, parse
 
-SHARED_FROM = 1_000_000
+SHARED_FROM = 100_000
 """From this length on, a text's reading is shared by its two readers. When a folder opens with a
 big document open, both read the same text at once: two full parses competing for the
 interpreter, and two trees alive (a 10 MB rubric: ~2.5 s more to its first diagnostics and
-~250 MB)."""
+~250 MB; a 0.9 MB one read again by the walk doubled the wait of the keystrokes typed meanwhile)."""
 KEPT = 4
 """How many large texts' readings are kept for a summary to come (their texts, not their trees)."""
 

@@ -5,11 +5,12 @@ workspace as it was once every project was loaded: `take.loaded_workspace`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ai_eval_lsp.runs.report import history_answer, render_stored
-from ai_eval_lsp.runs.store import RunName, StoreError
+from ai_eval_lsp.runs.store import ResultStore, RunName, StoreError
 from ai_eval_lsp.server.loop.off_loop import off_loop
 from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.query import rubrics
@@ -25,14 +26,14 @@ async def history(workspace: WorkspaceSnapshot, argument: dict[str, Any]) -> dic
     if limit is not None and not isinstance(limit, int):
         raise NotApplicable(f"`limit` must be a number of runs, not {limit!r}")
     store = rubrics.results_of(rubrics.folder_of_target(workspace, target).project)
-    return await _reading(lambda: history_answer(store, target, limit))
+    return await _reading(store, lambda: history_answer(store, target, limit))
 
 
 async def diff(workspace: WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:
     """`aiEval.diff` {target?, base?, head?}: two runs compared."""
     target, base, head = _runs_named(argument)
     store = rubrics.results_of(rubrics.folder_of_target(workspace, target).project)
-    return await _reading(lambda: store.diff(base, head, target).to_json())
+    return await _reading(store, lambda: store.diff(base, head, target).to_json())
 
 
 async def render(workspace: WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:
@@ -52,18 +53,23 @@ async def render(workspace: WorkspaceSnapshot, argument: dict[str, Any]) -> dict
         except ValueError as err:
             raise NotApplicable(str(err)) from err
 
-    return {"text": await _reading(read)}
+    return {"text": await _reading(store, read)}
 
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
-async def _reading(read: Callable[[], T]) -> T:
-    """A read of the results store, off the loop; what it cannot find is the caller's mistake."""
+async def _reading(store: ResultStore, read: Callable[[], T]) -> T:
+    """A read of the results store, off the loop; what it cannot find is the caller's mistake.
+    The rows it left out go to the log."""
     try:
         return await off_loop(read)
     except StoreError as err:
         raise NotApplicable(str(err)) from err
+    finally:
+        for note in store.skipped:
+            log.warning("%s", note)
 
 
 def _runs_named(argument: dict[str, Any]) -> tuple[str | None, RunName, RunName]:

@@ -49,7 +49,7 @@ def watch(server: AiEvalServer, folder: ProjectFolder) -> None:
         return
     site = SiteWatch(
         SiteReader(address),
-        ResultStore(project.results_database),
+        ResultStore(project.results_database, project.root),
         project.settings.site_poll_seconds,
         project.settings.site_regression_tolerance,
     )

@@ -19,7 +19,7 @@ the session makes (`document_snapshot`, `workspace_snapshot`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -218,6 +218,22 @@ class Analyses:
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     running: dict[str, OpenDocument] = field(default_factory=dict)
     waiting: dict[str, list[asyncio.Future[None]]] = field(default_factory=dict)
+    collection: asyncio.TimerHandle | None = None
+    """The collector's full collection, once no analysis has landed for a while."""
+
+    event_reader: asyncio.Future[None] | None = None
+    """PyYAML's loading, begun once the first analysis landed (a first edit reads an item alone
+    with it), not at the first keystroke."""
+
+    def load_event_reader_once(self, begin: Callable[[], asyncio.Future[None]]) -> None:
+        if self.event_reader is None:
+            self.event_reader = begin()
+
+    def collect_later(self, timer: asyncio.TimerHandle) -> None:
+        """The full collection runs when `timer` fires (not when the one before would have)."""
+        if self.collection is not None:
+            self.collection.cancel()
+        self.collection = timer
 
     def later(self, uri: str, timer: asyncio.TimerHandle) -> None:
         """The document is analysed when `timer` fires (not when the one before would have)."""

@@ -90,7 +90,7 @@ def rubric_named_at(
 def results_of(project: Project | None) -> ResultStore:
     """The store a project's runs write to."""
     assert project is not None, "results are asked for once the project is loaded"
-    return ResultStore(project.results_database)
+    return ResultStore(project.results_database, project.root)
 
 
 def folder_of_target(workspace: WorkspaceSnapshot, target: str | None) -> ProjectSnapshot:
