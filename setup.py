@@ -1,6 +1,6 @@
 """The build's one choice beyond pyproject.toml: with AI_EVAL_LSP_MYPYC=1, the line reader of
 YAML and its nodes are compiled by mypyc (twice as fast to read a big document; their sources
-stay in the wheel, and a pure wheel runs the same code). docs/decisions.md says why (core)."""
+stay in the wheel, and a pure wheel runs the same code). docs/decisions.md says why (D18)."""
 
 import os
 

@@ -1,6 +1,6 @@
-"""Typing in big documents (issues 20 and 28): what an edit costs in a 10,000-check rubric and in
+"""Typing in big documents: what an edit costs in a 10,000-check rubric and in
 cases files of 500 and 2,000 cases of ~2 KB recorded responses, against a full analysis of each,
-beside the figures of the code before issue 28 (`BEFORE`).
+beside the figures of commit b91d404's code (`BEFORE`).
 
 keystroke -> diagnostics: incremental one-character edits inside one item, debounce off
 (AI_EVAL_LSP_DEBOUNCE_MS=0), each timed until the diagnostics of its version arrive; then the same
@@ -44,7 +44,7 @@ from compiled import compiled_environment  # noqa: E402
 from rubrics import TONE, realistic, rubric  # noqa: E402
 
 from ai_eval_lsp.core.analysis import Rules, analyse  # noqa: E402
-from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize  # noqa: E402
+from ai_eval_lsp.core.index import Role, RubricIndex, summarize  # noqa: E402
 from ai_eval_lsp.core.yamltree import parse  # noqa: E402
 from ai_eval_lsp.project.project import Project  # noqa: E402
 
@@ -259,7 +259,7 @@ def first_diagnostics(workspace: Path, name: str, label: str, text: str, before:
             time.sleep(0.02)
         elapsed = time.perf_counter() - started
         print(f"  {build}, check:  {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MB")
-    print(f"  before issue 28: {before}")
+    print(f"  b91d404: {before}")
 
 
 def server_first_diagnostics(
@@ -345,7 +345,7 @@ BEFORE = {
     ("rubric, 1,000 checks", "completion after a keystroke breaking the YAML"): (105.1, 331.2),
     ("rubric, 1,000 checks", "hover after a keystroke breaking the YAML"): (452.5, 711.1),
 }
-"""Figures of the code before issue 28 (median, p95 in ms, --repeat 15, load 2.0-4.7): this bench
+"""Figures of commit b91d404's code (median, p95 in ms, --repeat 15, load 2.0-4.7): this bench
 run with PYTHONPATH set to a copy of the `src` of commit b91d404 (`git archive b91d404 src | tar
 -x -C DIR`); its first diagnostics, from the same run, are printed beside the ones measured
 (`first_analyses`)."""

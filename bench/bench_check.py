@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from rubrics import TONE, rubric
 
 from ai_eval_lsp.core.analysis import Rules, analyse_rubric
+from ai_eval_lsp.core.index import RubricIndex
 from ai_eval_lsp.core.lints import lint_rubric
-from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project.project import Project
 

@@ -1,6 +1,6 @@
 """A document's problems against the workspace after edits, to it and to the rubrics it names, are
-those of a full analysis of it against the same rubrics (issue 28: they are kept per case and per
-check between analyses)."""
+those of a full analysis of it against the same rubrics (they are kept per case and per check
+between analyses)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from test_incremental import assert_same, edit_steps, edits_of
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, update
 from ai_eval_lsp.core.analysis import document as whole_document
+from ai_eval_lsp.core.index import RubricIndex
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import RubricIndex
 from ai_eval_lsp.project.project import Project
 
 CASES = (

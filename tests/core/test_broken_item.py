@@ -1,4 +1,4 @@
-"""Completion and hover right after a keystroke that breaks one check's YAML (issue 28): the full
+"""Completion and hover right after a keystroke that breaks one check's YAML: the full
 analysis of the text has no tree then, so they answer from that check's last good reading, at
 the place the text has it now."""
 

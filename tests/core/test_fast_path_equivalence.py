@@ -240,7 +240,7 @@ def test_damaged_text_agrees(text: str, data: st.DataObject) -> None:
     """Text cut or spliced anywhere: broken YAML, half-typed keys, stray characters.
 
     Tabs are left out: there libyaml and ruamel.yaml disagree on what is YAML (see docs/decisions.md,
-    "Known divergences"); everything else must read the same.
+    D1); everything else must read the same.
     """
     at = data.draw(st.integers(0, len(text)))
     insert = data.draw(st.sampled_from(DAMAGE))

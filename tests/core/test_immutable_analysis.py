@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, at_before, update
-from ai_eval_lsp.core.lints import Kept
+from ai_eval_lsp.core.index import Role, RubricIndex, summarize
+from ai_eval_lsp.core.lints import CrossFileMemo
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, summarize
 from ai_eval_lsp.core.yamltree import parse
 from ai_eval_lsp.project.project import Project
 
@@ -85,7 +85,7 @@ def read_everything(analysis: Analysis, rubrics: RubricIndex) -> None:
         analysis.item(number)
     analysis.problems_in(None)
     analysis.problems_in(rubrics)
-    analysis.problems_in(rubrics, Kept())  # what the session keeps changes, not the analysis
+    analysis.problems_in(rubrics, CrossFileMemo())  # what the session keeps changes, not the analysis
     if analysis.layout is not None:
         list(analysis.layout.found())
 

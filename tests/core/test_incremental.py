@@ -19,9 +19,9 @@ from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules, analyse, at_after, incremental, merged, update
 from ai_eval_lsp.core.analysis import document as whole_document
 from ai_eval_lsp.core.cursor import locate
+from ai_eval_lsp.core.index import Role
 from ai_eval_lsp.core.items import breaks
 from ai_eval_lsp.core.text import LineIndex, split_lines
-from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.core.yamltree import Node
 from ai_eval_lsp.project.project import Project
 

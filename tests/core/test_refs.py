@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from ai_eval_lsp.core.index import RubricIndex, RubricSummary
 from ai_eval_lsp.core.refs import RubricRef, format_ref, is_version, parse_ref, version_key
 from ai_eval_lsp.core.schema import core_schema
-from ai_eval_lsp.core.workspace import RubricIndex, RubricSummary
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, document, shared, summary_of
-from ai_eval_lsp.core.workspace import Role, RubricSummary
+from ai_eval_lsp.core.index import Role, RubricSummary
 from ai_eval_lsp.core.yamltree import Parser, ParseResult
 from ai_eval_lsp.project.project import Project
 

@@ -3,7 +3,7 @@ rubric is the changed one or reaches it through composites, from the workspace i
 
 from __future__ import annotations
 
-from ai_eval_lsp.core.workspace import Summary, WorkspaceIndex, summarize, summarize_cases
+from ai_eval_lsp.core.index import ProjectIndex, Summary, summarize, summarize_cases
 from ai_eval_lsp.core.yamltree import parse
 
 
@@ -19,14 +19,14 @@ def cases(name: str, ref: str) -> tuple[str, str]:
     return f"{name}.cases.yaml", f"rubric: {ref}\ncases:\n  - {{id: one, response: x}}\n"
 
 
-def index(*files: tuple[str, str]) -> WorkspaceIndex:
+def index(*files: tuple[str, str]) -> ProjectIndex:
     def summary(path: str, text: str) -> Summary:
         root = parse(text).root
         return (
             summarize_cases(path, root, text) if path.endswith(".cases.yaml") else summarize(path, root, text)
         )
 
-    return WorkspaceIndex.of(summary(path, text) for path, text in files)
+    return ProjectIndex.of(summary(path, text) for path, text in files)
 
 
 WORKSPACE = index(

@@ -1,6 +1,6 @@
-"""Big runs on every core (issue: a cases file of thousands of cases is not bound to one core):
-the same results as one process, in case order; cancellation and time limits kept; no process
-left behind."""
+"""Big runs on every core (a cases file of thousands of cases is not bound to one core): the
+same results as one process, in case order; cancellation and time limits kept; no process left
+behind."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.server import create_server
-from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.loop.server import AiEvalServer
 
 WAIT = 30.0
 """How long a request or a wait may take before its test fails."""

@@ -8,16 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from ai_eval_lsp.core.workspace import WorkspaceIndex
+from ai_eval_lsp.core.index import ProjectIndex
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import plugins, results
-from ai_eval_lsp.server.dispatch import argument_of
-from ai_eval_lsp.server.query import Client, FolderView, NotApplicable, WorkspaceSnapshot, folder_of_target
+from ai_eval_lsp.server.features import plugins, results
+from ai_eval_lsp.server.loop.dispatch import argument_of
+from ai_eval_lsp.server.lsp.convert import NotApplicable
+from ai_eval_lsp.server.query.rubrics import folder_of_target
+from ai_eval_lsp.server.query.snapshots import Client, ProjectSnapshot, WorkspaceSnapshot
 
 TONE = 'id: tone\nversion: "1.0"\nchecks:\n  - {kind: regex, pattern: x}\nscoring: {combine: all_pass}\n'
 
 
-def folder(root: Path, files: dict[str, str], reads_site: bool = False) -> FolderView:
+def folder(root: Path, files: dict[str, str], reads_site: bool = False) -> ProjectSnapshot:
     """A project folder of these rubric files, as a workspace-wide request sees it."""
     root.mkdir()
     (root / "ai-eval.toml").write_text("")
@@ -26,10 +28,10 @@ def folder(root: Path, files: dict[str, str], reads_site: bool = False) -> Folde
     for relative, text in files.items():
         (root / relative).write_text(text)
         summaries.append(project.analyse(root / relative, text.encode(), "rubric").summary)
-    return FolderView(root, WorkspaceIndex.of(summaries), project, reads_site)
+    return ProjectSnapshot(root, ProjectIndex.of(summaries), project, reads_site)
 
 
-def workspace(folders: list[FolderView], home: FolderView | None = None) -> WorkspaceSnapshot:
+def workspace(folders: list[ProjectSnapshot], home: ProjectSnapshot | None = None) -> WorkspaceSnapshot:
     return WorkspaceSnapshot(tuple(folders), home, {}, Client("utf-16"))
 
 

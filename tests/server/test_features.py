@@ -1,4 +1,4 @@
-"""The server's features in process, over the snapshot a request gets (`query.DocumentQuery`):
+"""The server's features in process, over the snapshot a request gets (`DocumentSnapshot`):
 hover, code lenses and code actions answered from a document and its project folder's index as
 they were when the request started, with no server, client or process."""
 
@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from ai_eval_lsp.core.cursor import locate
+from ai_eval_lsp.core.index import ProjectIndex, Role
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, WorkspaceIndex
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import actions, hover, lenses, names
-from ai_eval_lsp.server.query import Client, DocumentQuery
+from ai_eval_lsp.server.features import actions, hover, lenses
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.query.snapshots import Client, DocumentSnapshot
 
 TONE = (
     'id: tone\nlabel: "Support tone"\nversion: "1.2"\nchecks:\n'
@@ -25,7 +26,7 @@ REPLY = 'id: reply\nversion: "1.0"\nchecks:\n  - {id: tone, kind: composite, rub
 CASES = "rubric: tone\ncases:\n  - {id: one, question: {id: q}, response: sorry}\n"
 
 
-def snapshot(root: Path, files: dict[str, str], name: str, indexed: bool = True) -> DocumentQuery:
+def snapshot(root: Path, files: dict[str, str], name: str, indexed: bool = True) -> DocumentSnapshot:
     """The snapshot a request about `name` gets, in a project of these files."""
     (root / "ai-eval.toml").write_text("")
     project = Project.load(root)
@@ -35,10 +36,10 @@ def snapshot(root: Path, files: dict[str, str], name: str, indexed: bool = True)
         path.write_text(text)
         role: Role = "cases" if relative.endswith(".cases.yaml") else "rubric"
         analyses[relative] = project.analyse(path, text.encode(), role)
-    index = WorkspaceIndex.of([analysis.summary for analysis in analyses.values()])
+    index = ProjectIndex.of([analysis.summary for analysis in analyses.values()])
     analysis = analyses[name]
     path = root / name
-    return DocumentQuery(
+    return DocumentSnapshot(
         path.as_uri(),
         path,
         name,
@@ -55,7 +56,7 @@ def snapshot(root: Path, files: dict[str, str], name: str, indexed: bool = True)
     )
 
 
-def hover_at(document: DocumentQuery, line: int, column: int) -> str | None:
+def hover_at(document: DocumentSnapshot, line: int, column: int) -> str | None:
     assert document.analysis is not None and document.analysis.root is not None
     at = locate(document.analysis.root, line, column)
     assert at is not None

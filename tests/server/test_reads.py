@@ -15,9 +15,9 @@ from typing import Any
 from lsprotocol import types
 from server.inprocess import InProcess
 
-from ai_eval_lsp.server import names
-from ai_eval_lsp.server.dispatch import Reads
-from ai_eval_lsp.server.query import NotApplicable
+from ai_eval_lsp.server.loop.dispatch import Reads
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
 
 TONE = (

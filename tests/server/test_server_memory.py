@@ -14,7 +14,7 @@ import pytest
 from server.inprocess import InProcess
 
 from ai_eval_lsp.cli.serve import FULL_COLLECTIONS_NEVER
-from ai_eval_lsp.server import scheduler
+from ai_eval_lsp.server.loop import scheduler
 
 
 async def test_a_thousand_edits_leave_no_bookkeeping_behind(tmp_path: Path) -> None:

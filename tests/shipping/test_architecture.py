@@ -1,7 +1,7 @@
 """The layers ARCHITECTURE.md draws, kept by import-linter's contracts in `pyproject.toml`: a
 folder is a layer, imports point down only, no cycles, server features never import each other
-(function-level and type-checking imports count); and the editors show runs as the server renders
-them. The server's state rule is `test_routing.py`'s."""
+(function-level and type-checking imports count); the server leaves its event loop one way; and
+the editors show runs as the server renders them. The server's state rule is `test_routing.py`'s."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_the_import_contracts_hold() -> None:
 
 
 def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
-    """pygls's private attributes change without notice: only `server/pygls_adapter.py` may use
+    """pygls's private attributes change without notice: only `server/lsp/pygls_adapter.py` may use
     them, each use guarded by a test named there."""
     from pygls.lsp.server import LanguageServer
     from pygls.protocol import LanguageServerProtocol
@@ -42,8 +42,26 @@ def test_pyglss_private_names_appear_in_its_adapter_only() -> None:
         if f".{name}" in (text := path.read_text()) or f"def {name}(" in text
     }
     assert found == set()
-    adapter = (source / "server" / "pygls_adapter.py").read_text()
+    adapter = (source / "server" / "lsp" / "pygls_adapter.py").read_text()
     assert "_request_futures" in adapter and "_execute_handler" in adapter
+
+
+LEAVING_THE_LOOP = re.compile(r"\b(?:to_thread|run_in_executor|submit)\(|\bThread\(")
+
+
+def test_the_server_leaves_the_event_loop_one_way() -> None:
+    """Work that would hold the event loop is handed to `loop/off_loop.py`'s `off_loop`: no other
+    module of the server starts a thread or gives an executor work itself (it may make a pool
+    for `off_loop` to use, as the scheduler does)."""
+    server = ROOT / "src" / "ai_eval_lsp" / "server"
+    found = {
+        (path.relative_to(server).as_posix(), match.group())
+        for path in server.rglob("*.py")
+        if path.name != "off_loop.py"
+        for match in LEAVING_THE_LOOP.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+    assert "run_in_executor(" in (server / "loop" / "off_loop.py").read_text(encoding="utf-8")
 
 
 CLIENT_SOURCES = ("vscode-extension/src/*.ts", "neovim/lua/ai_eval/*.lua")

@@ -169,9 +169,73 @@ def test_every_section_the_readme_had_has_a_page(heading: str) -> None:
 
 
 def test_the_readme_is_a_front_page_and_the_architecture_a_map() -> None:
-    """What a newcomer reads first stays short: the rest is a page of the docs."""
+    """What a newcomer reads first stays short: the rest is a page of the docs. The map has room
+    (its figures are `docs/performance.md`'s), rows read at a glance, and says where a change
+    starts."""
     assert len((ROOT / "README.md").read_bytes()) <= 12_000
-    assert len((ROOT / "ARCHITECTURE.md").read_bytes()) <= 20_000
+    architecture = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert len(architecture.encode()) <= 17_000
+    assert max(map(len, architecture.splitlines())) <= 260
+    assert {"Entry points", "Adding a feature, a subcommand, a check kind"} <= set(
+        re.findall(r"^## (.+)$", architecture, re.M)
+    )
+
+
+DECISION = re.compile(r"^### D(\d+)\. .+ \{#d(\d+)\}\n\n\*(\d{4}-\d\d-\d\d) · (.+)\*$", re.M)
+STATUS = re.compile(
+    r"accepted(?: · supersedes ((?:\[D\d+\]\(#d\d+\)(?:, )?)+))?|superseded by \[D(\d+)\]\(#d\2\)"
+)
+
+
+def test_the_decisions_are_a_log_a_reader_can_cite() -> None:
+    """Every decision has its number for good (its anchor), a date and a status; a superseded one
+    names its successor, which names it back and is no older."""
+    text = (DOCS / "decisions.md").read_text(encoding="utf-8")
+    decisions = DECISION.findall(text)
+    assert len(decisions) == len(re.findall(r"^### ", text, re.M)), "a heading that is no decision"
+    numbers = [int(number) for number, anchor, _, _ in decisions if number == anchor]
+    assert sorted(numbers) == list(range(1, len(decisions) + 1))
+    dates = {int(number): date for number, _, date, _ in decisions}
+    superseded_by: dict[int, int] = {}
+    supersedes: dict[int, set[int]] = {}
+    for number, _, _, status in decisions:
+        matched = STATUS.fullmatch(status)
+        assert matched, f"D{number}: {status}"
+        if matched.group(2):
+            superseded_by[int(number)] = int(matched.group(2))
+        supersedes[int(number)] = {int(older) for older in re.findall(r"\[D(\d+)\]", matched.group(1) or "")}
+    assert superseded_by == {older: newer for newer, olders in supersedes.items() for older in olders}
+    assert all(dates[older] <= dates[newer] for older, newer in superseded_by.items())
+
+
+MAP_BASES = ["", "src/ai_eval_lsp", "src/ai_eval_lsp/server", "tests", "vscode-extension"]
+"""Where the map's paths start: a row names `core/index.py` under `src/ai_eval_lsp/`, `loop/` under
+the server, `scripts/e2e.mjs` under the extension."""
+
+
+def test_every_path_the_architecture_names_exists() -> None:
+    """A file moved or renamed takes its name in the map with it. A path in backticks is one that
+    ends in a file's extension or, a folder's, in `/` (an LSP method such as
+    `textDocument/hover` ends in neither); a bare file name is a file somewhere in the repository."""
+    text = re.sub(
+        r"^```.*?^```", "", (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), flags=re.M | re.S
+    )
+    extension = re.compile(r"\.(py|md|ts|mjs|lua|el|json|php|toml|ya?ml)$")
+    named = {
+        name
+        for name in re.findall(r"`([^`\s<>]+)`", text)
+        if not name.startswith("../") and (extension.search(name) or ("/" in name and name.endswith("/")))
+    }
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    file_names = {Path(path).name for path in tracked.stdout.splitlines()}
+    missing = {
+        name
+        for name in named
+        if not (
+            any((ROOT / base / name).exists() for base in MAP_BASES) if "/" in name else name in file_names
+        )
+    }
+    assert len(named) > 100 and missing == set()
 
 
 def test_the_readmes_links_name_files_of_the_repository() -> None:

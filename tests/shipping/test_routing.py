@@ -18,20 +18,23 @@ from typing import Any
 
 from lsprotocol import types
 
+import ai_eval_lsp
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.cursor import At
-from ai_eval_lsp.core.items import Found, Item, Layout
+from ai_eval_lsp.core.index import CasesIndex, ProjectIndex, RubricIndex, RubricSummary
+from ai_eval_lsp.core.items import Item, ItemFindings, Layout
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import CasesIndex, RubricIndex, RubricSummary, WorkspaceIndex
 from ai_eval_lsp.core.yamltree import Entry, Node
-from ai_eval_lsp.server import create_server, query, session
-from ai_eval_lsp.server.dispatch import Argument, Mutates, Reads, Route
+from ai_eval_lsp.server import create_server
+from ai_eval_lsp.server.loop import session
+from ai_eval_lsp.server.loop.dispatch import Argument, Mutates, Reads, Route
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.query import snapshots
 from ai_eval_lsp.server.routes import COMMANDS, METHODS
-from ai_eval_lsp.server.server import AiEvalServer
 
-SOURCE = Path(query.__file__).resolve().parent.parent
-SNAPSHOTS = (query.DocumentQuery, query.Cursor, query.WorkspaceSnapshot)
-LOOP_ONLY = ("ai_eval_lsp.server.session", "ai_eval_lsp.server.server")
+SOURCE = Path(ai_eval_lsp.__file__).resolve().parent
+SNAPSHOTS = (snapshots.DocumentSnapshot, snapshots.Cursor, snapshots.WorkspaceSnapshot)
+LOOP_ONLY = ("ai_eval_lsp.server.loop.session", "ai_eval_lsp.server.loop.server")
 """The modules of the session and its owner: what a reading handler's module never imports."""
 CHANGES = {
     "append",
@@ -47,7 +50,11 @@ CHANGES = {
     "setdefault",
 }
 """What changes a container in place."""
-STATE_OWNERS = {"server.py": "AiEvalServer", "scheduler.py": "Scheduler", "folders.py": "Folders"}
+STATE_OWNERS = {
+    "loop/server.py": "AiEvalServer",
+    "loop/scheduler.py": "Scheduler",
+    "loop/project_folders.py": "ProjectFolders",
+}
 """The classes that act on the session: they keep nothing of their own once made."""
 
 
@@ -246,8 +253,21 @@ def test_snapshots_are_values_holding_nothing_of_the_session() -> None:
     seen: set[type] = set()
     faults = [fault for snapshot in SNAPSHOTS for fault in snapshot_faults(snapshot, seen)]
     assert not faults, "\n".join(faults)
-    assert {query.Client, query.OpenText, query.Since, query.FolderView} <= seen  # what they hold was checked
-    assert {Analysis, Layout, Item, Found, At, RubricSummary, WorkspaceIndex} <= seen  # and the core's values
+    assert {
+        snapshots.Client,
+        snapshots.OpenText,
+        snapshots.EditsSince,
+        snapshots.ProjectSnapshot,
+    } <= seen  # what they hold was checked
+    assert {
+        Analysis,
+        Layout,
+        Item,
+        ItemFindings,
+        At,
+        RubricSummary,
+        ProjectIndex,
+    } <= seen  # and the core's values
 
 
 def test_the_table_is_the_only_registration() -> None:
@@ -259,8 +279,8 @@ def test_the_table_is_the_only_registration() -> None:
 
 
 def server_modules() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted((SOURCE / "server").glob("*.py")):
-        yield path.name, ast.parse(path.read_text(encoding="utf-8"))
+    for path in sorted((SOURCE / "server").rglob("*.py")):
+        yield path.relative_to(SOURCE / "server").as_posix(), ast.parse(path.read_text(encoding="utf-8"))
 
 
 def is_container(value: ast.expr | None) -> bool:
@@ -307,7 +327,7 @@ def session_container(changed: ast.expr) -> bool:
         return False
     owned = {
         each.name
-        for cls in (session.Folder, session.OpenDocument, session.SiteWatch, session.Analyses)
+        for cls in (session.ProjectFolder, session.OpenDocument, session.SiteWatch, session.Analyses)
         for each in dataclasses.fields(cls)
         if each.default_factory in (dict, list, set)
     }
@@ -365,7 +385,7 @@ def test_only_the_session_writes_server_state() -> None:
     their attributes once, when made, and none of them a container."""
     faults = []
     for name, tree in server_modules():
-        if name in ("session.py", "pygls_adapter.py"):
+        if name in ("loop/session.py", "lsp/pygls_adapter.py"):
             continue
         faults += [f"{name}: module-level {target}" for target in module_state(tree)]
         faults += [f"{name}:{line}: {what}" for line, what in written_elsewhere(tree)]

@@ -20,9 +20,9 @@ from ai_eval_lsp.cli.common import (
 )
 from ai_eval_lsp.cli.problems import FORMATS, FileNote, FileProblem, render
 from ai_eval_lsp.core.analysis import Analysis
+from ai_eval_lsp.core.index import Role
 from ai_eval_lsp.core.problems import Severity
 from ai_eval_lsp.core.text import printable
-from ai_eval_lsp.core.workspace import Role
 from ai_eval_lsp.disk.reading import Skipped
 
 NAME = "check"

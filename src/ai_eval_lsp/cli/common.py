@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from ai_eval_lsp.core.text import printable
-from ai_eval_lsp.disk.files import Found
+from ai_eval_lsp.disk.files import FoundFile
 from ai_eval_lsp.disk.roots import Root, project_root
 from ai_eval_lsp.disk.settings import SettingsFileError
 from ai_eval_lsp.project.project import Project
@@ -61,7 +61,7 @@ class Projects:
             self.loaded[root.folder] = project
         return self.loaded[root.folder]
 
-    def walk(self, folder: Path) -> Iterator[tuple[Project, Found]]:
+    def walk(self, folder: Path) -> Iterator[tuple[Project, FoundFile]]:
         """The rubric and cases files below a folder, each with its own project: the walk of the
         folder's project leaves the projects nested in it to their own walks."""
         pending = [(self.of(folder), folder)]
@@ -105,7 +105,7 @@ def database_option() -> argparse.ArgumentParser:
 def finished(args: argparse.Namespace, code: int) -> int:
     """`code`, once a command is done. For the command itself (`args.exit_hard`), the process ends
     here without freeing what the command made: a 10 MB rubric's analysis is 1.5 million objects,
-    which took 0.3 s to free (mypy ends the same way, `util.hard_exit`). What was registered to
+    which take 0.3 s to free (mypy ends the same way, `util.hard_exit`). What was registered to
     run at exit (a plugin's, logging's) runs first and the output is flushed; under a profiler or
     a tracer (coverage) the process ends as usual, so they can save what they measured."""
     if getattr(args, "exit_hard", False) and sys.getprofile() is None and sys.gettrace() is None:

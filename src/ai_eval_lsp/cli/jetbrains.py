@@ -14,7 +14,7 @@ import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ai_eval_lsp.core.workspace import classify_by_name
+from ai_eval_lsp.core.index import classify_by_name
 from ai_eval_lsp.disk.reading import Refused, read_file, why_not_read
 from ai_eval_lsp.project.project import Project
 

@@ -53,8 +53,8 @@ def serve(args: argparse.Namespace) -> int:
     gc.set_threshold(100_000, 50, FULL_COLLECTIONS_NEVER)
     startup.started()
     # The event loop reads messages and answers requests while analyses run in threads: at
-    # Python's 5 ms switch interval, each wake-up waited up to 5 ms for the interpreter (a hover
-    # while a 10 MB rubric is analysed: ~6 ms median, now ~1.7). Threads hand it over in 0.5 ms.
+    # Python's 5 ms switch interval, each wake-up would wait up to 5 ms for the interpreter (a
+    # hover while a 10 MB rubric is analysed: docs/performance.md). Threads hand it over in 0.5 ms.
     sys.setswitchinterval(0.0005)
     if args.tcp:
         server.start_tcp(args.host, args.port)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ai_eval_lsp.core.workspace import WorkspaceIndex
+from ai_eval_lsp.core.index import ProjectIndex
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import diff_line, run_line, summary
 
@@ -91,7 +91,7 @@ def _round(projects: ProjectsOf, names: Iterable[str], run_one: RunOne, done: Ro
         sys.stdout.flush()
 
 
-def _index(project: Project) -> WorkspaceIndex:
+def _index(project: Project) -> ProjectIndex:
     return project.index({}, roles=("rubric", "cases"))
 
 
@@ -100,7 +100,7 @@ def _is_executor_source(path: Path) -> bool:
 
 
 def _affected(
-    project: Project, before: Project, indexes: Sequence[WorkspaceIndex], changed: Iterable[Path]
+    project: Project, before: Project, indexes: Sequence[ProjectIndex], changed: Iterable[Path]
 ) -> set[Path]:
     """The cases files of the project a change affects (by the index before it and after, so a
     rubric renamed or deleted still reaches the cases files that ran it)."""

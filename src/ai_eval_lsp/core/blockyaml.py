@@ -1,4 +1,4 @@
-"""The tree of a document in plain block YAML, read line by line (issue 28).
+"""The tree of a document in plain block YAML, read line by line.
 
 Most rubrics and cases files use a small part of YAML: block mappings and lists, a value on the
 line of its key or `-` (a plain one may go on to the lines below), quoted scalars and flow lists

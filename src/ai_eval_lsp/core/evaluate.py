@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ai_eval_lsp.core.api import CheckOutcome
+from ai_eval_lsp.core.index import check_name
 from ai_eval_lsp.core.lints import MAX_COMPOSITE_HOPS
 from ai_eval_lsp.core.refs import format_ref
-from ai_eval_lsp.core.workspace import check_name
 
 COMBINE_MODES = ("all_pass", "any_pass", "weighted_avg", "min", "max", "median")
 

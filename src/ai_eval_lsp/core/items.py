@@ -1,5 +1,5 @@
 """A rubric's checks and a cases file's cases as items, so that an edit inside one item costs that
-item, not the document (issue 20).
+item, not the document.
 
 A full analysis keeps, beside its result, a `Layout`: each item of the top-level `checks` or
 `cases` block list with the text it spans (from the start of its `- ` line to the next item's)
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, overload
 
 from ai_eval_lsp.core import yamltree
+from ai_eval_lsp.core.index import CaseSummary, CheckFacts, Role
 from ai_eval_lsp.core.lints import CheckId
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.tally import Tally
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import CaseSummary, CheckFacts, Role
 from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult
 
@@ -92,7 +92,7 @@ def _moved_facts(facts: Facts, lines: int) -> Facts:
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class ItemFindings:
     """What was found in one item, at the positions of the text it was read in."""
 
     parsed: Sequence[Problem]
@@ -102,10 +102,10 @@ class Found:
     check_id: CheckId | None
     facts: Facts
 
-    def moved(self, lines: int) -> Found:
+    def moved(self, lines: int) -> ItemFindings:
         if lines == 0:
             return self
-        return Found(
+        return ItemFindings(
             _moved_problems(self.parsed, lines),
             _moved_problems(self.schema, lines),
             _moved_problems(self.lints, lines),
@@ -123,7 +123,7 @@ class Item:
     node: Node
     line: int
     index: int
-    found: Found
+    found: ItemFindings
     found_line: int
 
     @property
@@ -131,7 +131,7 @@ class Item:
         """Whether a message names a line (a repeated key does): read again when it moves."""
         return bool(self.found.parsed)
 
-    def found_at(self, line: int) -> Found:
+    def found_at(self, line: int) -> ItemFindings:
         """What was found in it, for its text starting at `line`."""
         return self.found if line == self.found_line else self.found.moved(line - self.found_line)
 
@@ -282,7 +282,7 @@ class Layout:
         copied.entries = entries
         return copied
 
-    def found(self) -> Iterator[Found]:
+    def found(self) -> Iterator[ItemFindings]:
         """What was found in each item, where this analysis has it."""
         for item, line in zip(self.items, self.lines, strict=True):
             yield item.found_at(line)
@@ -294,7 +294,7 @@ def layout_of(
     text: str,
     parsed: ParseResult,
     top_schema: list[Problem],
-    found: Sequence[Found],
+    found: Sequence[ItemFindings],
 ) -> Layout | None:
     """The layout of a document read whole, or None when its items cannot be read one by one: a
     list that is not a block list of items whose value starts on their `- ` line, anchors, text
@@ -370,7 +370,7 @@ def layout_of(
     )
 
 
-def tally_of(found: Iterable[Found]) -> Tally:
+def tally_of(found: Iterable[ItemFindings]) -> Tally:
     """The tally of a rubric's checks, from what was found in each."""
     ids: list[CheckId | None] = []
     kinds: list[str | None] = []

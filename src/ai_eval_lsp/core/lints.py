@@ -11,9 +11,9 @@ from typing import Any
 import regex
 
 from ai_eval_lsp.core.api import Services
+from ai_eval_lsp.core.index import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.problems import Problem, Related, Span
 from ai_eval_lsp.core.refs import parse_ref
-from ai_eval_lsp.core.workspace import CasesSummary, RubricIndex, RubricSummary, check_name
 from ai_eval_lsp.core.yamltree import Node
 
 
@@ -229,7 +229,9 @@ def scoring_lints(root: Node, ids: Mapping[str, int]) -> Iterator[Problem]:
         )
 
 
-def lint_workspace(summary: RubricSummary, index: RubricIndex, memo: Kept | None = None) -> list[Problem]:
+def lint_workspace(
+    summary: RubricSummary, index: RubricIndex, memo: CrossFileMemo | None = None
+) -> list[Problem]:
     """The rules that need the other rubrics: duplicate identities and composite chains."""
     problems: list[Problem] = []
     duplicates = index.duplicates(summary)
@@ -434,7 +436,7 @@ class _Questioned:
     """What `problems` were made for: the case's label and place, and what reads each path."""
 
 
-class Kept:
+class CrossFileMemo:
     """What a document's problems against the workspace were made of last, kept between its
     analyses by whoever asks for them (the server's `OpenDocument`, on the loop): a cases file's
     questions as checked against its rubric's sources, by question (the value its analyses share
@@ -450,7 +452,7 @@ class Kept:
 
 
 def lint_cases_workspace(
-    summary: CasesSummary, index: RubricIndex, memo: Kept | None = None
+    summary: CasesSummary, index: RubricIndex, memo: CrossFileMemo | None = None
 ) -> list[Problem]:
     """A cases file against the workspace: a rubric that exists, and questions that hold what
     its `target_match` checks (composites included) read."""

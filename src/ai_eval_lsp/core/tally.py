@@ -1,6 +1,6 @@
 """A rubric's check ids and kinds across its checks, kept beside its items (`Layout.tally`), so
 that an edit that changes one check's id or kind costs the entries of its old and new id, not
-every check (issue 28): typing a new check's id in a 10,000-check rubric re-reads that check and
+every check: typing a new check's id in a 10,000-check rubric re-reads that check and
 the checks that hold the ids it had and has."""
 
 from __future__ import annotations

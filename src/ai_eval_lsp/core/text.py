@@ -78,7 +78,7 @@ def split_lines(text: str) -> list[str]:
 def _line_starts(text: str, base: int = 0) -> list[int]:
     """Where each line after the first starts: each line break's end, found by the regex engine
     (a 10 MB document is indexed on the event loop when it is opened: ~40 ms, where splitting it
-    into lines took ~85)."""
+    into lines takes ~85)."""
     ends = map(re.Match.end, (_NEWLINE if "\r" not in text else _BREAK).finditer(text))
     return [base + end for end in ends] if base else list(ends)
 

@@ -138,13 +138,13 @@ generation at once (see `collector_paused`)."""
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """The garbage collector off meanwhile: composing and checking a document make no cycles, and
-    the collector, scanning a million new nodes again and again, made both superlinear (a 7 MB
-    rubric was checked in 4.1 s with it, 1.8 s without).
+    the collector, scanning a million new nodes again and again, would make both superlinear.
 
     What a large analysis leaves is its result, long-lived: it goes to the oldest generation at
-    once, since the young collection that came next scanned it all (0.5 s for a 10 MB rubric's
-    1.5 million objects), and an older one again later. `freeze` then `unfreeze` moves every
-    object there without looking at them; cycles among them wait for the next full collection."""
+    once, or the next young collection would scan it all (a 10 MB rubric's 1.5 million objects),
+    and an older one again later. `freeze` then `unfreeze` moves every object there without
+    looking at them; cycles among them wait for the next full collection (the figures:
+    `docs/performance.md`)."""
     collecting = gc.isenabled()
     gc.disable()
     try:

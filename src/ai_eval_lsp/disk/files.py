@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ai_eval_lsp.core.workspace import YAML_SUFFIXES, Role, classify_by_name, has_modeline
+from ai_eval_lsp.core.index import YAML_SUFFIXES, Role, classify_by_name, has_modeline
 from ai_eval_lsp.disk import cache, reading
 from ai_eval_lsp.disk.roots import is_project_root, marker_files
 
@@ -26,7 +26,7 @@ HEAD_BYTES = 4096
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class FoundFile:
     path: Path
     relative: str
     """The path relative to the walk's root, with `/`: what globs and rubric paths use."""
@@ -43,7 +43,7 @@ def walk(
     remember: bool = True,
     rubrics_root: bool = False,
     nested: list[Path] | None = None,
-) -> Iterator[Found]:
+) -> Iterator[FoundFile]:
     """The rubric and cases files under `below` (default: `root`), in a stable order: a folder's
     files by name, then its folders by name (unless not `recursive`); the folders in `skip` are
     left out. Paths are relative to `root`. A folder below the start that is a project root of
@@ -73,7 +73,7 @@ def walk(
             nested.append(Path(folder))
             continue
         for name, role in listing.found():
-            yield Found(Path(folder, name), relative + name, role)
+            yield FoundFile(Path(folder, name), relative + name, role)
         if recursive:
             inner = (name for name in reversed(listing.folders) if os.path.join(folder, name) not in skipped)
             pending.extend((os.path.join(folder, name), f"{relative}{name}/") for name in inner)

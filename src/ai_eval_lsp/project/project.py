@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ai_eval_lsp.core.analysis import Analysis, Rules, analyse, summary_of
+from ai_eval_lsp.core.index import ProjectIndex, Role, Summary, classify
 from ai_eval_lsp.core.validate import Engine, SchemaValidator
-from ai_eval_lsp.core.workspace import Role, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.core.yamltree import Parser, decode
 from ai_eval_lsp.disk import reading
-from ai_eval_lsp.disk.files import Found, head_of, relative_to, walk
+from ai_eval_lsp.disk.files import FoundFile, head_of, relative_to, walk
 from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import too_wide
 from ai_eval_lsp.disk.settings import Settings
@@ -149,7 +149,7 @@ class Project:
         skip: Iterable[Path] = (),
         recursive: bool = True,
         nested: list[Path] | None = None,
-    ) -> Iterator[Found]:
+    ) -> Iterator[FoundFile]:
         """The rubric and cases files under the root (or a folder below it), name first; the
         folders in `skip` and the projects nested in this one are left out, the latter added to
         `nested` when it is given."""
@@ -169,11 +169,13 @@ class Project:
         text, problems = decode(data)
         return analyse(role, self.relative(path), text, self.rules, problems)
 
-    def summarize(self, found: Found, text: str) -> Summary:
+    def summarize(self, found: FoundFile, text: str) -> Summary:
         """What other files need to know of one file, from its text."""
         return summary_of(found.role, found.relative, text, self.rules)
 
-    def summaries(self, found: Iterable[Found], skipped: list[Skipped] | None = None) -> Iterator[Summary]:
+    def summaries(
+        self, found: Iterable[FoundFile], skipped: list[Skipped] | None = None
+    ) -> Iterator[Summary]:
         """The summary of each file found, read from disk; a file that is not read is left out
         (it is not there to resolve to), and added to `skipped` when it is given."""
         for each in found:
@@ -190,7 +192,7 @@ class Project:
         analyses: Mapping[Path, Analysis],
         roles: Iterable[Role] = ("rubric",),
         skipped: list[Skipped] | None = None,
-    ) -> WorkspaceIndex:
+    ) -> ProjectIndex:
         """The files under the root of the roles asked for: the analyses given, others read here
         (those not read added to `skipped` when it is given).
         A root of `/` or the home folder holds too much to walk: only its own files count.
@@ -203,7 +205,7 @@ class Project:
         paths = {summary.path for summary in given}
         found = self.walk(recursive=not too_wide(self.root))
         others = (f for f in found if f.role in wanted and f.relative not in paths)
-        return WorkspaceIndex.of([*given, *self.summaries(others, skipped)])
+        return ProjectIndex.of([*given, *self.summaries(others, skipped)])
 
 
 def _site(

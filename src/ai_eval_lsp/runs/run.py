@@ -19,11 +19,11 @@ from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.compare import CaseRecord, Diff, diff
 from ai_eval_lsp.core.compare import cases_file as cases_file_of
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError
+from ai_eval_lsp.core.index import RubricIndex, case_name
 from ai_eval_lsp.core.lints import missing_rubric
 from ai_eval_lsp.core.problems import BREAKING_CODES, Problem, Severity
 from ai_eval_lsp.core.refs import parse_ref
 from ai_eval_lsp.core.results import METRICS, CaseResult, build_row, gate_failures
-from ai_eval_lsp.core.workspace import RubricIndex, case_name
 from ai_eval_lsp.core.yamltree import decode, parse
 from ai_eval_lsp.disk.reading import Skipped, why_not_read
 from ai_eval_lsp.project.project import Project

@@ -3,11 +3,12 @@ method and command it answers is declared once, in `routes.py`."""
 
 from __future__ import annotations
 
-from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.loop.server import AiEvalServer
 
 
 def create_server() -> AiEvalServer:
-    from ai_eval_lsp.server import dispatch, routes
+    from ai_eval_lsp.server import routes
+    from ai_eval_lsp.server.loop import dispatch
 
     server = AiEvalServer(on_load=routes.ON_LOAD)
     dispatch.register(server, routes.METHODS, routes.COMMANDS)

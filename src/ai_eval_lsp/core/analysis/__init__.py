@@ -11,9 +11,9 @@ from ai_eval_lsp.core.analysis.document import (
     summary_of,
 )
 from ai_eval_lsp.core.analysis.incremental import (
-    Before,
+    CursorBefore,
     Edit,
-    Peeked,
+    UnderCursor,
     at_after,
     at_before,
     before_broken,
@@ -25,10 +25,10 @@ from ai_eval_lsp.core.analysis.shared import SHARED_FROM
 __all__ = [
     "SHARED_FROM",
     "Analysis",
-    "Before",
+    "CursorBefore",
     "Edit",
-    "Peeked",
     "Rules",
+    "UnderCursor",
     "analyse",
     "analyse_cases",
     "analyse_rubric",

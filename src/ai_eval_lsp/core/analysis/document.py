@@ -12,21 +12,7 @@ from typing import Any
 
 from ai_eval_lsp.core.analysis.shared import SHARED_FROM, Readings
 from ai_eval_lsp.core.cursor import At, locate
-from ai_eval_lsp.core.items import CONTAINERS, Found, Layout, Listed, flatten, layout_of
-from ai_eval_lsp.core.lints import (
-    Dispatch,
-    Kept,
-    check_id,
-    check_lints,
-    lint_cases,
-    lint_cases_workspace,
-    lint_workspace,
-    rubric_lints,
-)
-from ai_eval_lsp.core.problems import Problem, Span
-from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.validate import SchemaValidator
-from ai_eval_lsp.core.workspace import (
+from ai_eval_lsp.core.index import (
     CasesSummary,
     Role,
     RubricIndex,
@@ -38,6 +24,20 @@ from ai_eval_lsp.core.workspace import (
     summarize,
     summarize_cases,
 )
+from ai_eval_lsp.core.items import CONTAINERS, ItemFindings, Layout, Listed, flatten, layout_of
+from ai_eval_lsp.core.lints import (
+    CrossFileMemo,
+    Dispatch,
+    check_id,
+    check_lints,
+    lint_cases,
+    lint_cases_workspace,
+    lint_workspace,
+    rubric_lints,
+)
+from ai_eval_lsp.core.problems import Problem, Span
+from ai_eval_lsp.core.text import LineIndex
+from ai_eval_lsp.core.validate import SchemaValidator
 from ai_eval_lsp.core.yamltree import Node, Parser, ParseResult, collector_paused, parse
 
 
@@ -110,16 +110,16 @@ class Analysis:
         items = self.tree.at((CONTAINERS[self.role],)) if self.tree is not None else None
         return [Listed.of(node) for node in (items.items or [] if items is not None else [])]
 
-    def problems_in(self, rubrics: RubricIndex | None, kept: Kept | None = None) -> list[Problem]:
+    def problems_in(self, rubrics: RubricIndex | None, memo: CrossFileMemo | None = None) -> list[Problem]:
         """Its problems with those against the workspace's rubrics (None: own problems only);
-        `kept`: what they were made of for this document's analyses before (its owner's, which
+        `memo`: what they were made of for this document's analyses before (its owner's, which
         this updates), so what did not change is not made again."""
         if rubrics is None:
             return self.problems
         if isinstance(self.summary, CasesSummary):
-            across = lint_cases_workspace(self.summary, rubrics, kept)
+            across = lint_cases_workspace(self.summary, rubrics, memo)
         else:
-            across = lint_workspace(self.summary, rubrics, kept)
+            across = lint_workspace(self.summary, rubrics, memo)
         return sorted(self.problems + across, key=Problem.sort_key) if across else self.problems
 
 
@@ -200,13 +200,13 @@ def analyse_cases(
 
 def item_found(
     role: Role, number: int, item: Node, text: str, rules: Rules, parsed: Sequence[Problem] = ()
-) -> Found:
+) -> ItemFindings:
     """What one check or case holds, with the parser's problems in it (`parsed`)."""
     # Most items have no problem: one empty tuple stands for all their empty lists.
     if role == "cases":
         schema = rules.cases_validator.item_problems(number, item, text) or ()
-        return Found(parsed, schema, (), None, case_summary(number, item))
-    return Found(
+        return ItemFindings(parsed, schema, (), None, case_summary(number, item))
+    return ItemFindings(
         parsed,
         rules.validator.item_problems(number, item, text) or (),
         check_lints(number, item, text, rules.validator.kinds, rules.dispatch) or (),
@@ -219,7 +219,7 @@ def assemble(
     role: Role,
     path: str,
     root: Node,
-    found: Sequence[Found],
+    found: Sequence[ItemFindings],
     text: str | LineIndex,
     problems: list[Problem],
     parsed: Sequence[Problem],

@@ -15,9 +15,10 @@ from operator import attrgetter
 from ai_eval_lsp.core import yamltree
 from ai_eval_lsp.core.analysis.document import Analysis, Rules, analyse, assemble, bare_summary, item_found
 from ai_eval_lsp.core.cursor import At, locate
+from ai_eval_lsp.core.index import CheckFacts, RubricSummary, Summary, with_check_changed
 from ai_eval_lsp.core.items import (
-    Found,
     Item,
+    ItemFindings,
     Layout,
     Lines,
     breaks,
@@ -30,7 +31,6 @@ from ai_eval_lsp.core.items import (
 from ai_eval_lsp.core.lints import CheckId, scoring_lints
 from ai_eval_lsp.core.problems import Problem, Span
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import CheckFacts, RubricSummary, Summary, with_check_changed
 from ai_eval_lsp.core.yamlnodes import moved_tree
 from ai_eval_lsp.core.yamltree import Entry, Node, ParseResult, libyaml_failure, read_fast, syntax_problem
 
@@ -73,7 +73,7 @@ def update(previous: Analysis, edits: Sequence[Edit], rules: Rules, lines: LineI
 
 
 @dataclass(frozen=True, slots=True)
-class Peeked:
+class UnderCursor:
     """What `at_after` found under a cursor: the same as the analysis of the text would."""
 
     at: At | None
@@ -81,7 +81,7 @@ class Peeked:
 
 def at_after(
     previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
-) -> Peeked | None:
+) -> UnderCursor | None:
     """What is under a cursor in `lines.text` (`previous.text` with `edits` applied) without
     analysing it: hover right after a keystroke, before the debounce lets the analysis run. Read
     from the one item the edits stay inside, or from `previous` away from it; None when only the
@@ -89,7 +89,7 @@ def at_after(
     spans the edit)."""
     layout = previous.layout
     if not edits:
-        return Peeked(previous.at(line, column))
+        return UnderCursor(previous.at(line, column))
     if layout is None or previous.tree is None:
         return None
     edit = merged(edits, lines.text)
@@ -106,28 +106,28 @@ def at_after(
     if line < first:  # before the item: as it was, if it ends before the edit
         at = previous.at(line, column)
         unchanged = at is None or all(each.end_index < edit.start for each in _nodes_of_at(at))
-        return Peeked(at) if unchanged else None
+        return UnderCursor(at) if unchanged else None
     if line >= after:  # after it: as it was, moved, if it starts after the edit
         at = previous.at(line - moved, column)
         if at is None:
-            return Peeked(None)
+            return UnderCursor(None)
         if at.path[:2] == (layout.container, number) or any(
             each.start_index < edit.start + edit.removed for each in _nodes_of_at(at)
         ):
             return None  # in the edited item (its end reaches the next line), or spanning the edit
         key = moved_tree(at.key, moved, delta) if at.key is not None else None
-        return Peeked(At(at.path, moved_tree(at.node, moved, delta), key, at.on_key, at.item))
+        return UnderCursor(At(at.path, moved_tree(at.node, moved, delta), key, at.on_key, at.item))
     if not (node.line, node.column) <= (line, column) <= (node.end_line, node.end_column):
         return None  # on its `- `, or past it: the list's, which the edit moved
     inner = locate(node, line, column)
     path = (layout.container, number)
     if inner is None:
-        return Peeked(At(path, node, None, False, node.value))
-    return Peeked(At((*path, *inner.path), inner.node, inner.key, inner.on_key, node.value))
+        return UnderCursor(At(path, node, None, False, node.value))
+    return UnderCursor(At((*path, *inner.path), inner.node, inner.key, inner.on_key, node.value))
 
 
 @dataclass(frozen=True, slots=True)
-class Before:
+class CursorBefore:
     """Where a cursor was in the last good reading of the one item the edits since broke."""
 
     lines: LineIndex
@@ -138,11 +138,11 @@ class Before:
 
 def before_broken(
     previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
-) -> Before | None:
+) -> CursorBefore | None:
     """Where a cursor in `lines.text` (`previous.text` with `edits` applied) was in `previous`,
     when the edits stay inside one item, `previous` read it and its YAML does not read now (a
     keystroke that broke it): completion and hover right after such a keystroke answer from that
-    reading, where the full analysis has no tree (issue 28). None otherwise, and for a cursor
+    reading, where the full analysis has no tree. None otherwise, and for a cursor
     inside the text the edits put in."""
     layout = previous.layout
     if not edits or layout is None or previous.tree is None or layout.broken is not None:
@@ -158,12 +158,12 @@ def before_broken(
     was = offset if offset <= edit.start else offset - len(edit.inserted) + edit.removed
     text = lines.replace(edit.start, put_in, previous.text[edit.start : edit.start + edit.removed])
     number = bisect_right(text.starts, was) - 1
-    return Before(text, number, was - text.starts[number])
+    return CursorBefore(text, number, was - text.starts[number])
 
 
 def at_before(
     previous: Analysis, edits: Sequence[Edit], lines: LineIndex, line: int, column: int
-) -> Peeked | None:
+) -> UnderCursor | None:
     """What was under a cursor in the last good reading of the item the edits broke
     (`before_broken`), placed where `lines.text` has it; None where `before_broken` is."""
     before = before_broken(previous, edits, lines, line, column)
@@ -171,7 +171,7 @@ def at_before(
         return None
     at = previous.at(before.line, before.column)
     if at is None:
-        return Peeked(None)
+        return UnderCursor(None)
     edit = merged(edits, lines.text)
 
     def placed(node: Node) -> Node:
@@ -183,7 +183,7 @@ def at_before(
         )
 
     key = placed(at.key) if at.key is not None else None
-    return Peeked(At(at.path, placed(at.node), key, at.on_key, at.item))
+    return UnderCursor(At(at.path, placed(at.node), key, at.on_key, at.item))
 
 
 def _after_edit(offset: int, edit: Edit, starts: bool) -> int:
@@ -333,7 +333,7 @@ def _assembled(
     previous: Analysis,
     layout: Layout,
     lines: LineIndex,
-    edited: tuple[int, Found, tuple[int, int]] | None = None,
+    edited: tuple[int, ItemFindings, tuple[int, int]] | None = None,
 ) -> Analysis:
     """The analysis of the layout's items put together with the top level around them. `edited`:
     the item an edit that moved no line is inside, what it held before, and the lines the edit
@@ -374,7 +374,7 @@ def _spliced(
     lines: LineIndex,
     root: Node,
     number: int,
-    before: Found,
+    before: ItemFindings,
     edit_lines: tuple[int, int],
 ) -> tuple[Summary, list[Problem], Layout] | None:
     """The summary, problems and layout after an edit that moved no line: the previous problems
@@ -420,7 +420,7 @@ def _touches(span: Span, first: int, last: int) -> bool:
 
 
 def _across_checks(
-    previous: Analysis, layout: Layout, lines: LineIndex, root: Node, number: int, before: Found
+    previous: Analysis, layout: Layout, lines: LineIndex, root: Node, number: int, before: ItemFindings
 ) -> tuple[Summary, Layout, list[Problem], list[Problem]] | None:
     """After check `number`'s id or facts changed (and no line moved): the rubric's summary with
     that check's entries replaced, the layout with its tally (`core/tally.py`) updated, and the

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from ai_eval_lsp.core.workspace import Role, Summary
+from ai_eval_lsp.core.index import Role, Summary
 from ai_eval_lsp.core.yamltree import Parser, ParseResult, parse
 
 SHARED_FROM = 100_000

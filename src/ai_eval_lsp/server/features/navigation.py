@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.index import CasesSummary, case_name
 from ai_eval_lsp.core.problems import Span
 from ai_eval_lsp.core.refs import format_ref, parse_ref
-from ai_eval_lsp.core.workspace import CasesSummary, case_name
-from ai_eval_lsp.server import query
+from ai_eval_lsp.server.query import positions, rubrics
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot, WorkspaceSnapshot
 
 
 def document_symbols(
-    document: query.DocumentQuery, params: types.DocumentSymbolParams
+    document: DocumentSnapshot, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol]:
     """A rubric's checks and scoring; a cases file's cases, named as runs name them (what an
     editor's test explorer lists)."""
@@ -26,7 +27,7 @@ def document_symbols(
     def symbol(
         name: str, detail: str, kind: types.SymbolKind, span: Span, children: list[types.DocumentSymbol]
     ) -> types.DocumentSymbol:
-        where = query.to_range(document, span)
+        where = positions.to_range(document, span)
         return types.DocumentSymbol(
             name=name or "?", kind=kind, range=where, selection_range=where, detail=detail, children=children
         )
@@ -57,7 +58,7 @@ def _expect(case: object) -> str:
 
 
 def workspace_symbols(
-    workspace: query.WorkspaceSnapshot, params: types.WorkspaceSymbolParams
+    workspace: WorkspaceSnapshot, params: types.WorkspaceSymbolParams
 ) -> list[types.SymbolInformation]:
     """Every rubric (at its id) and every case of every cases file (at its head) whose name holds
     the query, ignoring case: what a test explorer lists, and what "go to symbol" finds."""
@@ -67,7 +68,7 @@ def workspace_symbols(
         index = folder.index
         for rubric in index.rubrics.by_path.values():
             if rubric.id is not None and rubric.id_span is not None and wanted in rubric.id.casefold():
-                place = query.location(workspace, folder.root, index, rubric.path, rubric.id_span)
+                place = positions.location(workspace, folder.root, index, rubric.path, rubric.id_span)
                 found.append(
                     types.SymbolInformation(
                         location=place,
@@ -79,7 +80,7 @@ def workspace_symbols(
         for cases in index.cases.by_path.values():
             found += [
                 types.SymbolInformation(
-                    location=query.location(workspace, folder.root, index, cases.path, case.head),
+                    location=positions.location(workspace, folder.root, index, cases.path, case.head),
                     name=case.label,
                     kind=types.SymbolKind.Event,
                     container_name=cases.path,
@@ -90,42 +91,42 @@ def workspace_symbols(
     return found
 
 
-def definition(document: query.DocumentQuery, params: types.DefinitionParams) -> types.Location | None:
-    target, path = query.rubric_named_at(document, params.position)
+def definition(document: DocumentSnapshot, params: types.DefinitionParams) -> types.Location | None:
+    target, path = rubrics.rubric_named_at(document, params.position)
     if target is not None and path and path[-1] == "rubric" and target.id_span is not None:
-        return query.location(document, document.root, document.index, target.path, target.id_span)
+        return positions.location(document, document.root, document.index, target.path, target.id_span)
     analysis = document.analysis
     if len(path) == 3 and path[:2] == ("scoring", "weights") and analysis is not None:
-        for number, check in enumerate(query.checks_of(document)):
+        for number, check in enumerate(rubrics.checks_of(document)):
             if isinstance(check.value, dict) and check.value.get("id") == path[2]:
                 placed = analysis.item(number)
                 entry = placed.get("id") if placed is not None else None
                 if entry is not None:
-                    return types.Location(document.uri, query.to_range(document, entry.value.span))
+                    return types.Location(document.uri, positions.to_range(document, entry.value.span))
     return None
 
 
-def references(document: query.DocumentQuery, params: types.ReferenceParams) -> list[types.Location]:
+def references(document: DocumentSnapshot, params: types.ReferenceParams) -> list[types.Location]:
     """Every place of the document's folder that names the rubric at the cursor (taken once the
-    whole folder is as the editor has it: `snapshots.settled`)."""
-    target = query.rubric_named_at(document, params.position)[0]
+    whole folder is as the editor has it: `take.settled`)."""
+    target = rubrics.rubric_named_at(document, params.position)[0]
     if target is None:
         return []
-    found = query.mentions(document.index, target)
+    found = rubrics.mentions(document.index, target)
     if not params.context.include_declaration:
         found = [m for m in found if (m.path, m.span) != (target.path, target.id_span)]
-    return [query.location(document, document.root, document.index, m.path, m.span) for m in found]
+    return [positions.location(document, document.root, document.index, m.path, m.span) for m in found]
 
 
-def rename(document: query.DocumentQuery, params: types.RenameParams) -> types.WorkspaceEdit | None:
+def rename(document: DocumentSnapshot, params: types.RenameParams) -> types.WorkspaceEdit | None:
     """The rubric at the cursor renamed in every file that names it, where it is now (taken once
-    the whole folder is as the editor has it: `snapshots.settled`)."""
-    target = query.rubric_named_at(document, params.position)[0]
+    the whole folder is as the editor has it: `take.settled`)."""
+    target = rubrics.rubric_named_at(document, params.position)[0]
     if target is None:
         return None
     changes: dict[str, list[types.TextEdit]] = {}
-    for mention in query.mentions(document.index, target):
-        location = query.location(document, document.root, document.index, mention.path, mention.span)
+    for mention in rubrics.mentions(document.index, target):
+        location = positions.location(document, document.root, document.index, mention.path, mention.span)
         pinned = parse_ref(mention.text).version
         changes.setdefault(location.uri, []).append(
             types.TextEdit(location.range, format_ref(params.new_name, pinned))

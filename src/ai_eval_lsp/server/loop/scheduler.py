@@ -14,7 +14,8 @@ from functools import partial
 
 from ai_eval_lsp.core.analysis import Analysis, analyse, update
 from ai_eval_lsp.core.yamltree import load_event_reader
-from ai_eval_lsp.server.session import OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.loop.off_loop import off_loop
+from ai_eval_lsp.server.loop.session import AnalysisJob, OpenDocument, Session
 
 log = logging.getLogger(__name__)
 
@@ -24,24 +25,26 @@ is asked for after (`serve` leaves it none of its own): one scans every analysis
 a 10,000-check rubric open), which mid-typing was a keystroke's wait."""
 
 
-def analyse_snapshot(snapshot: Snapshot) -> Analysis:
-    """The worker threads' whole job: a pure function of the snapshot. The last analysis is
+def analysis_of(job: AnalysisJob) -> Analysis:
+    """The worker threads' whole work: a pure function of the job. The last analysis is
     updated by the edits since (an edit inside one check or case costs that item alone)."""
-    if snapshot.previous is not None and snapshot.previous.role == snapshot.role:
-        return update(snapshot.previous, snapshot.edits, snapshot.rules, snapshot.lines)
-    return analyse(snapshot.role, snapshot.relative, snapshot.text, snapshot.rules)
+    if job.previous is not None and job.previous.role == job.role:
+        return update(job.previous, job.edits, job.rules, job.lines)
+    return analyse(job.role, job.relative, job.text, job.rules)
 
 
 class Scheduler:
-    def __init__(self, session: Session, land: Callable[[OpenDocument, Snapshot, Analysis], None]) -> None:
-        """`land(document, snapshot, analysis)` is called on the loop with each analysis done."""
+    def __init__(
+        self, session: Session, on_analysed: Callable[[OpenDocument, AnalysisJob, Analysis], None]
+    ) -> None:
+        """`on_analysed(document, job, analysis)` is called on the loop with each analysis done."""
         self.session = session
         self.analyses = session.analyses
-        self.land = land
+        self.on_analysed = on_analysed
         # Two threads: a slow document (a 10 MB rubric) does not hold up the others.
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="ai-eval analysis")
 
-    def edited(self, uri: str, delay: float) -> None:
+    def debounce(self, uri: str, delay: float) -> None:
         """Analyse a document `delay` seconds from now, unless it is edited again first."""
         self.analyses.later(uri, asyncio.get_running_loop().call_later(delay, self.start, uri))
 
@@ -55,19 +58,19 @@ class Scheduler:
         if document.current or document.role is None:
             self._wake(uri)
             return
-        snapshot = self.session.snapshot(document)
-        if snapshot is None:
+        job = self.session.analysis_job(document)
+        if job is None:
             return  # its folder's project is still loading: `restart` runs it once loaded
         self.analyses.began(document)
-        future = asyncio.get_running_loop().run_in_executor(self.pool, analyse_snapshot, snapshot)
-        future.add_done_callback(partial(self._done, document, snapshot))
+        future = asyncio.ensure_future(off_loop(partial(analysis_of, job), self.pool))
+        future.add_done_callback(partial(self._done, document, job))
 
     def restart(self, uris: list[str]) -> None:
         """Analyse documents again (their project changed), now."""
         for uri in uris:
             self.start(uri)
 
-    def _done(self, document: OpenDocument, snapshot: Snapshot, future: asyncio.Future[Analysis]) -> None:
+    def _done(self, document: OpenDocument, job: AnalysisJob, future: asyncio.Future[Analysis]) -> None:
         uri = document.uri
         self.analyses.ended(document)
         if future.cancelled() or self.session.documents.get(uri) is not document:
@@ -79,10 +82,11 @@ class Scheduler:
             log.error("analysing %s failed", uri, exc_info=error)
             self._wake(uri, error)
             return
-        self.land(document, snapshot, future.result())
+        self.on_analysed(document, job, future.result())
         self._collect_when_idle()
-        if snapshot.previous is None:  # opened: its first edit reads an item alone
-            self.pool.submit(load_event_reader)
+        self.analyses.load_event_reader_once(
+            lambda: asyncio.ensure_future(off_loop(load_event_reader, self.pool))
+        )
         if document.current:
             self._wake(uri)
         elif uri not in self.analyses.timers:

@@ -1,16 +1,15 @@
 """The runs a client asks for (SPEC section 5): `aiEval.runCases`, `aiEval.runRubric` and
-`aiEval.runCheck`, each on a worker thread over the folder as the editor has it (`running.py`)."""
+`aiEval.runCheck`, each on a worker thread over the folder as the editor has it (`in_editor.py`)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.api import CheckOutcome
 from ai_eval_lsp.core.evaluate import LoadedRubric, RubricError, outcome_json
-from ai_eval_lsp.core.workspace import RubricSummary
+from ai_eval_lsp.core.index import RubricSummary
 from ai_eval_lsp.disk.reading import why_not_read
 from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.render import outcome_line
@@ -23,9 +22,7 @@ from ai_eval_lsp.runs.run import (
     run,
 )
 from ai_eval_lsp.runs.run import run_cases as run_cases_file
-from ai_eval_lsp.server import query, snapshots
-from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
-from ai_eval_lsp.server.running import (
+from ai_eval_lsp.server.features.runs.in_editor import (
     cancellable,
     reader_for,
     rubrics_for,
@@ -33,8 +30,12 @@ from ai_eval_lsp.server.running import (
     run_in_folder,
     verdicts_of,
 )
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.off_loop import off_loop
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import ProjectFolder
+from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
+from ai_eval_lsp.server.query import rubrics
 
 
 async def run_cases(server: AiEvalServer, argument: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +61,7 @@ async def run_rubric(server: AiEvalServer, argument: dict[str, Any]) -> dict[str
     """`aiEval.runRubric` {uri, response?, question?}: a run of one response, or of every cases
     file that runs the rubric."""
     folder, path, analysis = await _target(server, argument)
-    rubric = query.rubric_of(analysis)
+    rubric = rubrics.rubric_of(analysis)
     project = _project(folder)
     if "response" in argument:
         case = {
@@ -93,7 +94,7 @@ async def run_check(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     """`aiEval.runCheck` {uri, checkId or checkIndex, response?, question?}: one check on one
     response, or on every case of the cases files that run its rubric; not a run (no row)."""
     folder, _, analysis = await _target(server, argument)
-    rubric = query.rubric_of(analysis)
+    rubric = rubrics.rubric_of(analysis)
     index = _check_index(rubric, argument)
     project = _project(folder)
     cancellation = Cancellation()
@@ -128,7 +129,7 @@ async def run_check(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     }
 
 
-async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folder, Path, Analysis]:
+async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[ProjectFolder, Path, Analysis]:
     """The file a command names, with its folder and its analysis, all as the editor has them
     now: an open document's own analysis, else the file on disk's, once the folder is indexed
     and each of its open documents analysed (what a run resolves rubrics against)."""
@@ -138,18 +139,18 @@ async def _target(server: AiEvalServer, argument: dict[str, Any]) -> tuple[Folde
         raise NotApplicable(f"the command needs the `uri` of a rubric or cases file, not {uri!r}")
     path = named.resolve()
     while True:
-        document = await snapshots.settled_document(server, str(uri))
+        document = await take.settled_document(server, str(uri))
         if document is not None and document.analysis is not None:
             return document.folder, path, document.analysis
-        folder = server.folders.home_of(path, server.session.settings)
-        if await snapshots.whole_folder(server, folder):
+        folder = server.project_folders.home_of(path, server.session.settings)
+        if await take.whole_folder(server, folder):
             break
     project = _project(folder)
     role = project.role(named)
     if role is None:
         raise NotApplicable(f"{path} is not a rubric or cases file")
     try:  # read by the name it was given: where a symbolic link leads is no name to read by
-        analysis = await asyncio.to_thread(lambda: project.analyse(path, project.read(named), role))
+        analysis = await off_loop(lambda: project.analyse(path, project.read(named), role))
     except OSError as err:
         raise NotApplicable(f"{named}: {why_not_read(err)}") from err
     return folder, path, analysis
@@ -173,14 +174,14 @@ def _outcome_json(outcome: CheckOutcome | str) -> dict[str, Any] | None:
     return outcome_json(outcome) if isinstance(outcome, CheckOutcome) else None
 
 
-def _running(folder: Folder, analysis: Analysis) -> list[Path]:
+def _running(folder: ProjectFolder, analysis: Analysis) -> list[Path]:
     """The cases files that run a rubric, by path."""
     summary = analysis.summary
     if not isinstance(summary, RubricSummary):
         return []
-    return [folder.root / cases.path for cases in query.cases_running(folder.index, summary)]
+    return [folder.root / cases.path for cases in rubrics.cases_running(folder.index, summary)]
 
 
-def _project(folder: Folder) -> Project:
+def _project(folder: ProjectFolder) -> Project:
     assert folder.project is not None, "a command runs once its folder's project is loaded"
     return folder.project

@@ -149,7 +149,7 @@ class AiEvalProtocol(LanguageServerProtocol):
 
     def _write(self, message: Written) -> None:
         """Send one message, framed as pygls frames its own. A `Written`'s parts hold no secret:
-        each diagnostic is redacted as it is written (`query.diagnostic`), once."""
+        each diagnostic is redacted as it is written (`query/diagnostics.py`), once."""
         if self.writer is None:
             log.error("no transport to send a message on")
             return

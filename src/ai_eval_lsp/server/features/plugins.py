@@ -7,15 +7,16 @@ import asyncio
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ai_eval_lsp.server import query
+from ai_eval_lsp.server.query import rubrics
+from ai_eval_lsp.server.query.snapshots import WorkspaceSnapshot
 
 if TYPE_CHECKING:
-    from ai_eval_lsp.server.server import AiEvalServer
+    from ai_eval_lsp.server.loop.server import AiEvalServer
 
 
-def export_schema(workspace: query.WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:
+def export_schema(workspace: WorkspaceSnapshot, argument: dict[str, Any]) -> dict[str, Any]:
     """The combined schema of the project of `uri` (else of the first project)."""
-    folder = query.folder_of_target(workspace, None)
+    folder = rubrics.folder_of_target(workspace, None)
     assert folder.project is not None, "a folder is found once its project is loaded"
     return folder.project.registry.combined.schema
 
@@ -24,7 +25,7 @@ async def reload_plugins(server: AiEvalServer, argument: dict[str, Any]) -> dict
     """Every project loaded again: the kinds they have now, by origin, and what failed."""
     importlib.invalidate_caches()
     folders = list(server.session.folders.values())
-    await asyncio.gather(*(server.folders.load(folder, walk=False) for folder in folders))
+    await asyncio.gather(*(server.project_folders.load(folder, walk=False) for folder in folders))
     kinds: dict[str, str] = {}
     problems: list[str] = []
     for folder in folders:

@@ -19,12 +19,13 @@ from pygls.lsp.server import LanguageServer
 from ai_eval_lsp import __version__
 from ai_eval_lsp.core.analysis import Analysis
 from ai_eval_lsp.core.text import Encoding
-from ai_eval_lsp.server import query
-from ai_eval_lsp.server.folders import Folders
-from ai_eval_lsp.server.pygls_adapter import AiEvalProtocol, Written, serve_stdio
-from ai_eval_lsp.server.query import Client, NotApplicable
-from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, Session, Snapshot
+from ai_eval_lsp.server.loop.project_folders import ProjectFolders
+from ai_eval_lsp.server.loop.scheduler import Scheduler
+from ai_eval_lsp.server.loop.session import AnalysisJob, OpenDocument, ProjectFolder, Session
+from ai_eval_lsp.server.lsp.convert import NotApplicable
+from ai_eval_lsp.server.lsp.pygls_adapter import AiEvalProtocol, Written, serve_stdio
+from ai_eval_lsp.server.query.diagnostics import diagnostics_json
+from ai_eval_lsp.server.query.snapshots import Client
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +37,14 @@ REFRESH_DELAY = 0.1
 
 
 class AiEvalServer(LanguageServer):
-    def __init__(self, on_load: Iterable[Callable[[AiEvalServer, Folder], None]] = ()) -> None:
+    def __init__(self, on_load: Iterable[Callable[[AiEvalServer, ProjectFolder], None]] = ()) -> None:
         """`on_load`: what follows a project folder's (re)load (`routes.ON_LOAD`)."""
         super().__init__("ai-eval-lsp", __version__, protocol_cls=AiEvalProtocol)
         self.session = Session()
-        self.scheduler = Scheduler(self.session, self.land)
-        self.folders = Folders(self, tuple(functools.partial(follow, self) for follow in on_load))
+        self.scheduler = Scheduler(self.session, self.commit_and_publish)
+        self.project_folders = ProjectFolders(
+            self, tuple(functools.partial(follow, self) for follow in on_load)
+        )
 
     @property
     def written(self) -> AiEvalProtocol:
@@ -96,10 +99,10 @@ class AiEvalServer(LanguageServer):
         text_document = self.client_capabilities.text_document
         return bool(text_document and text_document.diagnostic)
 
-    def land(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> None:
+    def commit_and_publish(self, document: OpenDocument, job: AnalysisJob, analysis: Analysis) -> None:
         """An analysis done: committed, then the document's diagnostics for its new version, and
         those of the other documents of its folder that the change altered."""
-        others_changed = self.session.commit(document, snapshot, analysis)
+        others_changed = self.session.commit(document, job, analysis)
         self.publish([document], always=True)
         if others_changed:
             self.publish(
@@ -117,7 +120,7 @@ class AiEvalServer(LanguageServer):
             if not document.current:
                 continue  # its own commit publishes it
             items = self.diagnostics(document)
-            if self.session.sent(document, items) or always:
+            if self.session.record_diagnostics(document, items) or always:
                 params = items.within(
                     f'{{"uri": {json.dumps(document.uri)}, "diagnostics": ',
                     f', "version": {document.version}}}',
@@ -126,10 +129,10 @@ class AiEvalServer(LanguageServer):
 
     def diagnostics(self, document: OpenDocument) -> Written:
         """Every problem of a document as LSP diagnostics (a JSON array), against its folder's
-        index as it is now; a problem written before is not written again (`query.diagnostics`)."""
-        view = self.session.query_of(document, self.client)
-        written, converted = query.diagnostics(view, self.session.problems(document), document.written)
-        self.session.wrote(document, converted)
+        index as it is now; a problem written before is not written again (`diagnostics_json`)."""
+        view = self.session.document_snapshot(document, self.client)
+        written, converted = diagnostics_json(view, self.session.problems(document), document.written)
+        self.session.keep_written(document, converted)
         return written
 
     def _refresh_soon(self) -> None:

@@ -10,8 +10,9 @@ from lsprotocol import types
 
 from ai_eval_lsp.core.context import Context, completion_context
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import query
-from ai_eval_lsp.server.query import in_check
+from ai_eval_lsp.server.query import kinds, positions, rubrics, snapshots
+from ai_eval_lsp.server.query.kinds import in_check
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 
 def kind_items(project: Project) -> list[types.CompletionItem]:
@@ -26,7 +27,7 @@ def kind_items(project: Project) -> list[types.CompletionItem]:
                 kind=types.CompletionItemKind.EnumMember,
                 detail=f"{origin}, {'executed' if executed else 'not executed in the editor'}",
                 documentation=types.MarkupContent(
-                    types.MarkupKind.Markdown, query.kind_text(project, kind) or ""
+                    types.MarkupKind.Markdown, kinds.kind_text(project, kind) or ""
                 ),
                 sort_text=f"{0 if executed else 1}{order:03}",
             )
@@ -64,9 +65,7 @@ def new_check_items(project: Project, indent: int, snippets: bool) -> list[types
     return items
 
 
-def key_items(
-    project: Project, document: query.DocumentQuery, context: Context
-) -> list[types.CompletionItem]:
+def key_items(project: Project, document: DocumentSnapshot, context: Context) -> list[types.CompletionItem]:
     rules = project.rules
     validator = rules.cases_validator if document.role == "cases" else rules.validator
     path = context.path
@@ -81,7 +80,7 @@ def key_items(
             ]
         names = validator.properties(kind, ())
     elif document.role == "rubric" and path == ("scoring", "weights"):
-        summary = query.own_summary(document)  # the last analysis: a moment old while typing
+        summary = rubrics.own_summary(document)  # the last analysis: a moment old while typing
         ids = summary.check_ids if summary else ()
         return [
             types.CompletionItem(
@@ -108,9 +107,7 @@ def key_items(
     return items
 
 
-def value_items(
-    project: Project, document: query.DocumentQuery, context: Context
-) -> list[types.CompletionItem]:
+def value_items(project: Project, document: DocumentSnapshot, context: Context) -> list[types.CompletionItem]:
     path = context.path
     if path[-1] == "kind" and in_check(path):
         return kind_items(project)
@@ -134,7 +131,7 @@ def value_items(
                         )
                     )
         return items
-    schema: dict[str, Any] = query.field_schema(project, document, path, context.siblings.get("kind"))
+    schema: dict[str, Any] = kinds.field_schema(project, document, path, context.siblings.get("kind"))
     values: list[Any] = list(schema.get("enum", []))
     if schema.get("type") == "boolean":
         values = [True, False]
@@ -146,15 +143,15 @@ def value_items(
     ]
 
 
-def completion(document: query.DocumentQuery, params: types.CompletionParams) -> types.CompletionList | None:
+def completion(document: DocumentSnapshot, params: types.CompletionParams) -> types.CompletionList | None:
     """Completion from the text as typed, with the last analysis (a moment old while typing)."""
     if document.role is None:
         return None
-    project = query.project_of(document)
-    line, column = query.from_position(document, params.position)
+    project = snapshots.project_of(document)
+    line, column = positions.from_position(document, params.position)
     context = completion_context(document.lines, line, column, whole=False)
     if context is None:  # the YAML around the cursor is broken: the item's last good reading
-        before = query.before_broken_item(document, line, column)
+        before = positions.before_broken_item(document, line, column)
         context = (
             completion_context(before.lines, before.line, before.column, whole=False)
             if before is not None

@@ -12,7 +12,7 @@ from typing import Protocol
 from lsprotocol import types
 from pygls.progress import Progress as ProgressSender
 
-from ai_eval_lsp.server.session import Session
+from ai_eval_lsp.server.loop.session import Session
 
 INTERVAL = 0.2
 """Progress messages are throttled to this many seconds apart: a 2,000-case run sends ~10, not 2,000."""

@@ -15,22 +15,24 @@ import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from lsprotocol import types
 
-from ai_eval_lsp.core.workspace import Summary
-from ai_eval_lsp.disk.files import Found, excluded
+from ai_eval_lsp.core.index import Summary
+from ai_eval_lsp.disk.files import FoundFile, excluded
 from ai_eval_lsp.disk.reading import Skipped
 from ai_eval_lsp.disk.roots import INFO_SUFFIX, MARKERS, is_project_root, project_root
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.project.project import Project
-from ai_eval_lsp.server import names
-from ai_eval_lsp.server.progress import Progress, Reporting
-from ai_eval_lsp.server.query import path_of, uri_of
-from ai_eval_lsp.server.scheduler import Scheduler
-from ai_eval_lsp.server.session import Folder, OpenDocument, WorkspaceFolder
+from ai_eval_lsp.server.loop.off_loop import off_loop
+from ai_eval_lsp.server.loop.progress import Progress, Reporting
+from ai_eval_lsp.server.loop.scheduler import Scheduler
+from ai_eval_lsp.server.loop.session import OpenDocument, ProjectFolder, WorkspaceFolder
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.convert import path_of, uri_of
 
 LOOSE = "loose:"
 """Key prefix of the folders of documents outside every workspace folder."""
@@ -70,8 +72,8 @@ class Home:
     workspace: WorkspaceFolder | None
 
 
-class Folders:
-    def __init__(self, server: Host, on_load: tuple[Callable[[Folder], None], ...] = ()) -> None:
+class ProjectFolders:
+    def __init__(self, server: Host, on_load: tuple[Callable[[ProjectFolder], None], ...] = ()) -> None:
         self.server = server
         self.session = server.session
         self.on_load = on_load
@@ -98,11 +100,11 @@ class Folders:
         """Workspace folders or project markers changed: each project folder walks what the
         workspace folders now hold of it (one that holds none, or no longer a project root, is
         dropped), each workspace folder's own project exists, and each open document moves to the
-        folder it now belongs to. Folders whose walk changed, or that hold a folder made or
+        folder it now belongs to. ProjectFolders whose walk changed, or that hold a folder made or
         dropped, are walked again."""
         before = set(self.session.folders)
-        rewalk: set[Folder] = set()
-        workspace_roots = {self._root_key(w) for w in self.session.workspace.values()}
+        rewalk: set[ProjectFolder] = set()
+        workspace_roots = {self._root_key(w) for w in self.session.workspace_folders.values()}
         for folder in list(self.session.folders.values()):
             if not folder.walked:
                 continue
@@ -112,7 +114,7 @@ class Folders:
                 self.session.drop_folder(folder)
             elif self.session.set_bases(folder, bases):
                 rewalk.add(folder)
-        for workspace in self.session.workspace.values():
+        for workspace in self.session.workspace_folders.values():
             root = project_root(workspace.root, fallback=workspace.root)
             self._project_folder(root.folder, root.rubrics_folder, workspace)
         moved = [Path(path_of(key) or "") for key in before ^ set(self.session.folders)]
@@ -125,7 +127,7 @@ class Folders:
         self.rehome()
 
     @staticmethod
-    def _holds(folder: Folder, path: Path) -> bool:
+    def _holds(folder: ProjectFolder, path: Path) -> bool:
         return any(path.is_relative_to(base) for base in folder.bases)
 
     def _root_key(self, workspace: WorkspaceFolder) -> str:
@@ -134,17 +136,17 @@ class Folders:
     def _bases(self, root: Path) -> tuple[Path, ...]:
         """What a project rooted at `root` walks: its root when a workspace folder holds it, else
         the workspace folders it holds."""
-        folders = [w.root for w in self.session.workspace.values()]
+        folders = [w.root for w in self.session.workspace_folders.values()]
         if any(root.is_relative_to(folder) for folder in folders):
             return (root,)
         return tuple(sorted(folder for folder in folders if folder.is_relative_to(root)))
 
-    def _project_folder(self, root: Path, rubrics_folder: bool, workspace: WorkspaceFolder) -> Folder:
+    def _project_folder(self, root: Path, rubrics_folder: bool, workspace: WorkspaceFolder) -> ProjectFolder:
         """The walked project folder rooted at `root`, made and loaded when it is new."""
         key = uri_of(root)
         folder = self.session.folders.get(key)
         if folder is None:
-            folder = Folder(
+            folder = ProjectFolder(
                 root,
                 key,
                 bases=self._bases(root),
@@ -157,13 +159,13 @@ class Folders:
                 self.server.spawn(self.load(folder))
         return folder
 
-    def folder_of(self, path: Path) -> Folder | None:
+    def folder_of(self, path: Path) -> ProjectFolder | None:
         """The project folder a file belongs to, if the session has one: the folder of its
         project root (what opening it would give), else the walked folder whose index holds it.
         What a read asks: it changes nothing."""
         return self.session.folders.get(self._home(path).key) or self.session.walked_folder_of(path)
 
-    def home_of(self, path: Path | None, settings: Settings) -> Folder:
+    def home_of(self, path: Path | None, settings: Settings) -> ProjectFolder:
         """The project folder a file belongs to, its project root's, made and loaded when the
         session has none (outside the workspace: a folder of its own, never walked). What
         opening a document or running a file does; a read asks `folder_of`."""
@@ -172,7 +174,7 @@ class Folders:
             return self._project_folder(home.root, home.rubrics_folder, home.workspace)
         folder = self.session.folders.get(home.key)
         if folder is None:
-            folder = Folder(home.root, home.key, settings=settings, rubrics_folder=home.rubrics_folder)
+            folder = ProjectFolder(home.root, home.key, settings=settings, rubrics_folder=home.rubrics_folder)
             self.session.add_folder(folder)
             self.server.spawn(self.load(folder))
         return folder
@@ -200,15 +202,16 @@ class Folders:
 
     # --- a folder's project and index ----------------------------------------------------------
 
-    async def load(self, folder: Folder, walk: bool = True) -> None:
+    async def load(self, folder: ProjectFolder, walk: bool = True) -> None:
         """Load (or reload) the folder's project, analyse its documents against it, then walk it
         (again, with `walk`; at all, when it was never walked). One load at a time a folder: the
         last asked for is the one that stays."""
         async with folder.loading:
-            project = await asyncio.to_thread(
+            load = partial(
                 Project.load, folder.root, editor=folder.settings, rubrics_folder=folder.rubrics_folder
             )
-            if not self.session.holds(folder):
+            project = await off_loop(load)
+            if not self.session.still_has(folder):
                 return  # removed meanwhile
             self.session.set_project(folder, project)
         self.tell(folder, project)
@@ -228,7 +231,7 @@ class Folders:
                 await asyncio.wait(checks, timeout=FIRST_CHECKS)
             await self.walk(folder, again=walk)
 
-    def tell(self, folder: Folder, project: Project) -> None:
+    def tell(self, folder: ProjectFolder, project: Project) -> None:
         """What is wrong in a project's settings and plugins, in the log when it appears (not at
         every reload), and its notices, shown once a session."""
         problems = [
@@ -238,28 +241,28 @@ class Folders:
         for problem in self.session.newly_standing(folder.root, problems):
             self.server.log(problem)
         for notice in project.registry.notices():  # told once a session, not at every reload
-            if self.session.first_telling((folder.root, notice)):
+            if self.session.show_once((folder.root, notice)):
                 self.server.window_show_message(
                     types.ShowMessageParams(types.MessageType.Info, f"AI Eval: {notice}")
                 )
 
-    def tell_skipped(self, folder: Folder, skipped: Iterable[Skipped]) -> None:
+    def tell_skipped(self, folder: ProjectFolder, skipped: Iterable[Skipped]) -> None:
         """Files of the folder the walk could not or may not read (SPEC 6): logged at each read,
         shown once a session each."""
         for note in skipped:
             message = f"{os.path.relpath(note.path, folder.root)}: {note.why}"  # the link's own path
             self.server.log(f"{folder.root}: {message}", types.MessageType.Warning)
-            if self.session.first_telling((folder.root, message)):
+            if self.session.show_once((folder.root, message)):
                 self.server.window_show_message(
                     types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {message}")
                 )
 
-    async def walk(self, folder: Folder, again: bool = True) -> None:
+    async def walk(self, folder: ProjectFolder, again: bool = True) -> None:
         """Index every rubric and cases file of the folder's bases, in the background; the
         projects nested in it are its own, each made a folder and walked once found. One walk at
         a time a folder; without `again`, a folder already indexed is not walked."""
         async with folder.walking:
-            if not self.session.holds(folder) or (folder.indexed.is_set() and not again):
+            if not self.session.still_has(folder) or (folder.indexed.is_set() and not again):
                 return
             project = folder.project
             assert project is not None
@@ -284,11 +287,15 @@ class Folders:
                 return summaries
 
             try:
-                summaries = await asyncio.to_thread(read_all)
+                summaries = await off_loop(read_all)
             finally:
                 progress.end("indexed")
             now = folder.project
-            if not self.session.holds(folder) or now is None or now.settings.globs != project.settings.globs:
+            if (
+                not self.session.still_has(folder)
+                or now is None
+                or now.settings.globs != project.settings.globs
+            ):
                 return  # removed, or its globs changed: the load that follows walks again
             found = {summary.path for summary in summaries}
             self.session.commit_disk(
@@ -310,7 +317,7 @@ class Folders:
         or a Drupal codebase's files reload the folder's project (debounced); rubric and cases
         files are read again, off the loop, one batch at a time a folder, so an older read never
         lands last. During a walk they wait."""
-        by_folder: dict[Folder, list[Path]] = {}
+        by_folder: dict[ProjectFolder, list[Path]] = {}
         paths = list(paths)
         markers = [path for path in paths if path.name in MARKERS or path.name.endswith(INFO_SUFFIX)]
         if markers:
@@ -338,12 +345,12 @@ class Folders:
                 project = folder.project
                 assert project is not None
                 skipped: list[Skipped] = []
-                put, gone = await asyncio.to_thread(_read_changes, project, folder, changed, skipped)
+                put, gone = await off_loop(partial(_read_changes, project, folder, changed, skipped))
                 self.tell_skipped(folder, skipped)
-                if self.session.holds(folder) and self.session.commit_disk(folder, put, gone):
+                if self.session.still_has(folder) and self.session.commit_disk(folder, put, gone):
                     self.server.publish(self.session.documents_of(folder))
 
-    def reload_soon(self, folder: Folder) -> None:
+    def reload_soon(self, folder: ProjectFolder) -> None:
         """Load the folder's project again once its files have stopped changing for a moment."""
 
         def reload() -> None:
@@ -372,7 +379,7 @@ def _project_input(project: Project, path: Path) -> bool:
 
 
 def _read_changes(
-    project: Project, folder: Folder, paths: list[Path], skipped: list[Skipped]
+    project: Project, folder: ProjectFolder, paths: list[Path], skipped: list[Skipped]
 ) -> tuple[list[Summary], list[str]]:
     put: list[Summary] = []
     gone: list[str] = []
@@ -381,7 +388,7 @@ def _read_changes(
         relative = folder.relative(path)
         role = project.role(path) if path.is_file() else None
         read = (
-            list(project.summaries([Found(path, relative, role)], skipped))
+            list(project.summaries([FoundFile(path, relative, role)], skipped))
             if role is not None and not excluded(relative, [*settings.rubric_globs, *settings.cases_globs])
             else []
         )

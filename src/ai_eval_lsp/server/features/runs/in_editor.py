@@ -14,17 +14,19 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.evaluate import RubricError
-from ai_eval_lsp.core.workspace import RubricIndex
+from ai_eval_lsp.core.index import RubricIndex
 from ai_eval_lsp.runs.render import cases_json, now_failing, run_facts, summary
 from ai_eval_lsp.runs.run import Cancellation, Reader, RunCancelled, RunError, RunOptions, RunResult
-from ai_eval_lsp.server import names, snapshots
-from ai_eval_lsp.server.progress import Progress
-from ai_eval_lsp.server.query import NotApplicable, uri_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.off_loop import off_loop
+from ai_eval_lsp.server.loop.progress import Progress
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import ProjectFolder
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.convert import NotApplicable, uri_of
 
 
-def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
+def reader_for(server: AiEvalServer, folder: ProjectFolder) -> Reader:
     """Files as the editor has them when the run starts: open documents' texts, else the disk
     (as the project reads its files: `Project.read`)."""
     texts = {doc.path: doc.text for doc in server.session.documents_of(folder) if doc.path is not None}
@@ -38,7 +40,7 @@ def reader_for(server: AiEvalServer, folder: Folder) -> Reader:
     return read
 
 
-def rubrics_for(folder: Folder) -> RubricIndex | None:
+def rubrics_for(folder: ProjectFolder) -> RubricIndex | None:
     """What a run resolves rubrics against: the folder's index; for a document outside every
     workspace folder, None: the run walks its project root then, as `ai-eval-lsp run` does."""
     return folder.index.rubrics if folder.walked else None
@@ -54,7 +56,7 @@ async def cancellable(server: AiEvalServer, cancellation: Cancellation, work: Ca
     request = server.protocol.msg_id
     if request is not None:
         server.session.request_began(request, cancellation)
-    future = asyncio.get_running_loop().run_in_executor(None, work)
+    future = asyncio.ensure_future(off_loop(work))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
@@ -114,7 +116,7 @@ def flipped(result: RunResult) -> bool:
 
 async def run_in_folder(
     server: AiEvalServer,
-    folder: Folder,
+    folder: ProjectFolder,
     title: str,
     token: types.ProgressToken | None,
     work: Callable[[RunOptions], RunResult],
@@ -124,7 +126,7 @@ async def run_in_folder(
     """One run: progress, cancellation, then the notification, the log and, for a client that
     does not show runs itself, a message (for a run on save, only when a case flipped)."""
     # The rubrics a run resolves are every file's, and an open one's as the editor has it now.
-    if not await snapshots.whole_folder(server, folder):
+    if not await take.whole_folder(server, folder):
         raise NotApplicable(f"the workspace folder {folder.root} was closed; nothing was run")
     cancellation = cancellation or Cancellation()
     progress = Progress(server, title, token, on_cancel=cancellation.cancel)

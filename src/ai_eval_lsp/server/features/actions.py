@@ -6,10 +6,12 @@ from typing import Any
 
 from lsprotocol import types
 
+from ai_eval_lsp.core.index import check_name
 from ai_eval_lsp.core.text import Encoding, units
-from ai_eval_lsp.core.workspace import check_name
-from ai_eval_lsp.server import names, query
-from ai_eval_lsp.server.query import uri_of
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.convert import uri_of
+from ai_eval_lsp.server.query import rubrics
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 
 def _replace(
@@ -25,7 +27,7 @@ def _replace(
 
 
 def quick_fixes(
-    document: query.DocumentQuery, diagnostic: types.Diagnostic, encoding: Encoding
+    document: DocumentSnapshot, diagnostic: types.Diagnostic, encoding: Encoding
 ) -> list[types.CodeAction]:
     """The fix a diagnostic's `data` describes; none when it carries nothing to act on."""
     uri = document.uri
@@ -66,7 +68,7 @@ def quick_fixes(
     return []
 
 
-def run_actions(document: query.DocumentQuery, line: int) -> list[types.CodeAction]:
+def run_actions(document: DocumentSnapshot, line: int) -> list[types.CodeAction]:
     uri = document.uri
     if document.role == "cases":
         return [_command_action("Run cases", names.RUN_CASES, {"uri": uri})]
@@ -76,7 +78,7 @@ def run_actions(document: query.DocumentQuery, line: int) -> list[types.CodeActi
             names.RUN_CHECK,
             {"uri": uri, "checkIndex": i},
         )
-        for i, c in enumerate(query.checks_of(document))
+        for i, c in enumerate(rubrics.checks_of(document))
         if c.line <= line <= c.end_line
     ]
     actions.append(_command_action("Run rubric on its cases", names.RUN_RUBRIC, {"uri": uri}))
@@ -94,12 +96,12 @@ def _command_action(title: str, command: str, argument: dict[str, Any]) -> types
     )
 
 
-def create_cases_action(document: query.DocumentQuery) -> types.CodeAction | None:
+def create_cases_action(document: DocumentSnapshot) -> types.CodeAction | None:
     """ "Create cases file" where no cases file runs the rubric yet."""
-    summary = query.own_summary(document)
+    summary = rubrics.own_summary(document)
     if summary is None or summary.id is None or document.path is None or not document.indexed:
         return None
-    if query.cases_running(document.index, summary):
+    if rubrics.cases_running(document.index, summary):
         return None
     # The project's own extension: Drupal writes `.yml`.
     target = document.path.with_name(
@@ -130,7 +132,7 @@ def create_cases_action(document: query.DocumentQuery) -> types.CodeAction | Non
     )
 
 
-def code_actions(document: query.DocumentQuery, params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(document: DocumentSnapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
     actions = [
         fix
         for diagnostic in params.context.diagnostics

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +9,10 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.runs.store import StoreError
-from ai_eval_lsp.server import names, query
+from ai_eval_lsp.server.loop.off_loop import off_loop
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.query import rubrics
+from ai_eval_lsp.server.query.snapshots import DocumentSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -25,14 +27,14 @@ def last_run_title(row: Mapping[str, Any], runs: int) -> str:
 
 
 def code_lenses(
-    document: query.DocumentQuery, last_run: tuple[Mapping[str, Any] | None, int]
+    document: DocumentSnapshot, last_run: tuple[Mapping[str, Any] | None, int]
 ) -> list[types.CodeLens]:
     top = types.Range(types.Position(0, 0), types.Position(0, 0))
     uri = document.uri
     if document.role == "cases":
         return [types.CodeLens(top, types.Command("Run cases", names.RUN_CASES, arguments=[{"uri": uri}]))]
     lenses = [types.CodeLens(top, types.Command("Run rubric", names.RUN_RUBRIC, arguments=[{"uri": uri}]))]
-    summary = query.own_summary(document)
+    summary = rubrics.own_summary(document)
     row, runs = last_run
     if summary is not None and summary.id_span is not None and row is not None:
         line = summary.id_span.start.line
@@ -40,20 +42,20 @@ def code_lenses(
             last_run_title(row, runs), names.HISTORY, arguments=[{"target": summary.id, "uri": uri}]
         )
         lenses.append(types.CodeLens(types.Range(types.Position(line, 0), types.Position(line, 0)), history))
-    for index, check in enumerate(query.checks_of(document)):
+    for index, check in enumerate(rubrics.checks_of(document)):
         where = types.Range(types.Position(check.line, 0), types.Position(check.line, 0))
         command = types.Command("Run check", names.RUN_CHECK, arguments=[{"uri": uri, "checkIndex": index}])
         lenses.append(types.CodeLens(where, command))
     return lenses
 
 
-async def code_lens(document: query.DocumentQuery, params: types.CodeLensParams) -> list[types.CodeLens]:
-    summary = query.own_summary(document)
+async def code_lens(document: DocumentSnapshot, params: types.CodeLensParams) -> list[types.CodeLens]:
+    summary = rubrics.own_summary(document)
     last_run: tuple[Mapping[str, Any] | None, int] = (None, 0)
     if summary is not None and summary.id is not None and document.project is not None:
-        store, target = query.results_of(document.project), summary.id
+        store, target = rubrics.results_of(document.project), summary.id
         try:
-            last_run = await asyncio.to_thread(lambda: store.last_run(target))
+            last_run = await off_loop(lambda: store.last_run(target))
         except StoreError as err:  # the lenses without it; the server's log says why
             log.warning("the last run of `%s` cannot be shown: %s", target, err)
     return code_lenses(document, last_run)

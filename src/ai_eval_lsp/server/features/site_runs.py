@@ -13,10 +13,7 @@ through the session's methods.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from lsprotocol import types
 
@@ -24,42 +21,15 @@ from ai_eval_lsp.drupal.site_address import SETTING
 from ai_eval_lsp.runs.render import count, run_facts
 from ai_eval_lsp.runs.site import SiteError, SiteReader, SiteRun, announce, pull
 from ai_eval_lsp.runs.store import ResultStore, StoreError
-from ai_eval_lsp.server import names
-from ai_eval_lsp.server.query import NotApplicable, path_of, uri_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, SiteWatch
-from ai_eval_lsp.server.snapshots import loaded
-
-T = TypeVar("T")
-
-
-async def off_loop(work: Callable[[], T]) -> T:
-    """`work` on a daemon thread: a database that does not answer holds no executor thread the
-    interpreter would wait for at exit."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]
-
-    def run() -> None:
-        try:
-            result, error = work(), None
-        except BaseException as err:
-            result, error = None, err
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has ended
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=run, name="ai-eval site", daemon=True).start()
-    return await future
+from ai_eval_lsp.server.loop.off_loop import DAEMON, off_loop
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import ProjectFolder, SiteWatch
+from ai_eval_lsp.server.loop.take import loaded
+from ai_eval_lsp.server.lsp import names
+from ai_eval_lsp.server.lsp.convert import NotApplicable, path_of, uri_of
 
 
-def watch(server: AiEvalServer, folder: Folder) -> None:
+def watch(server: AiEvalServer, folder: ProjectFolder) -> None:
     """A folder's project (re)loaded: read its site, and keep reading it, when it has one; the
     watch of a site it no longer names ends. A note on why there is none goes to the log."""
     project = folder.project
@@ -72,7 +42,7 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
         return
     server.session.watch_site(folder, None)
     if current is not None:
-        server.spawn(off_loop(current.reader.close))
+        server.spawn(off_loop(current.reader.close, DAEMON))
     if address is None:
         if project.site_note is not None:
             server.log(f"{folder.root}: {project.site_note}")
@@ -87,12 +57,12 @@ def watch(server: AiEvalServer, folder: Folder) -> None:
     server.spawn(_poll(server, folder, site))
 
 
-async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
+async def _poll(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch) -> None:
     """The first read, then one every `poll_seconds` while a rubric or cases file of the folder
     is open; ends when the folder no longer watches this site."""
 
     def watched() -> bool:
-        return server.session.holds(folder) and folder.site is site
+        return server.session.still_has(folder) and folder.site is site
 
     try:
         await read(server, folder, site)
@@ -102,17 +72,17 @@ async def _poll(server: AiEvalServer, folder: Folder, site: SiteWatch) -> None:
                 await read(server, folder, site)
     finally:
         if not watched():
-            await off_loop(site.reader.close)
+            await off_loop(site.reader.close, DAEMON)
 
 
-async def read(server: AiEvalServer, folder: Folder, site: SiteWatch) -> str | None:
+async def read(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch) -> str | None:
     """Read the site's new rows; announce each unless this is the first read. Returns why the
     site could not be read, or None."""
     async with site.reading:
         first = site.cursor is None
         try:
-            pulled = await off_loop(lambda: pull(site.store, site.reader, site.cursor))
-            runs = [] if first else await off_loop(lambda: _announced(site, pulled.rows))
+            pulled = await off_loop(lambda: pull(site.store, site.reader, site.cursor), DAEMON)
+            runs = [] if first else await off_loop(lambda: _announced(site, pulled.rows), DAEMON)
         except (SiteError, StoreError) as err:
             _failed(server, folder, site, str(err))
             return str(err)
@@ -139,7 +109,7 @@ def _listed(site: SiteWatch, target: str | None, limit: int | None) -> list[Site
     return _announced(site, site.store.site_history(site.address.identity, target, limit))
 
 
-def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> None:
+def _failed(server: AiEvalServer, folder: ProjectFolder, site: SiteWatch, why: str) -> None:
     """A read that failed: said in a message once (and logged) until a read succeeds again."""
     if not server.session.site_failed(site, why):
         return
@@ -148,7 +118,7 @@ def _failed(server: AiEvalServer, folder: Folder, site: SiteWatch, why: str) -> 
     server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"AI Eval: {why}{again}"))
 
 
-def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
+def _shown(folder: ProjectFolder, run: SiteRun) -> dict[str, Any]:
     """A site's run as clients get it, told of (`aiEval/runComplete`) or listed (`aiEval.siteRuns`):
     the row with the server's line and facts, whether it regressed, and the project whose results
     hold it."""
@@ -161,7 +131,7 @@ def _shown(folder: Folder, run: SiteRun) -> dict[str, Any]:
     }
 
 
-def _tell(server: AiEvalServer, folder: Folder, run: SiteRun) -> None:
+def _tell(server: AiEvalServer, folder: ProjectFolder, run: SiteRun) -> None:
     """`aiEval/runComplete`, and the line in the log; a client that does not show runs itself
     gets a regression as a message instead (one of the two, never both)."""
     params = {**_shown(folder, run), "trigger": "site"}
@@ -185,7 +155,7 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     folders = await loaded(server)
     path = path_of(uri) if isinstance(uri, str) else None
     if path is not None:
-        home = server.folders.home_of(path.resolve(), server.session.settings)
+        home = server.project_folders.home_of(path.resolve(), server.session.settings)
         await home.ready.wait()
         folders = [home]
     watched = [(folder, folder.site) for folder in folders if folder.site is not None]
@@ -198,7 +168,7 @@ async def site_runs(server: AiEvalServer, argument: dict[str, Any]) -> dict[str,
     troubles = [why for folder, site in watched if (why := await read(server, folder, site)) is not None]
     rows = []
     for folder, site in watched:
-        listed = await off_loop(lambda site=site: _listed(site, target, limit))  # type: ignore[misc]
+        listed = await off_loop(lambda site=site: _listed(site, target, limit), DAEMON)  # type: ignore[misc]
         rows += [_shown(folder, run) for run in listed]
     rows.sort(key=lambda row: (row["timestamp"], row["id"]), reverse=True)
     answer: dict[str, Any] = {"rows": rows[:limit] if limit else rows}

@@ -512,14 +512,14 @@ class CasesIndex:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkspaceIndex:
+class ProjectIndex:
     """Every rubric and cases file of a workspace folder, as one immutable value."""
 
     rubrics: RubricIndex = field(default_factory=RubricIndex)
     cases: CasesIndex = field(default_factory=CasesIndex)
 
     @staticmethod
-    def of(summaries: Iterable[Summary]) -> WorkspaceIndex:
+    def of(summaries: Iterable[Summary]) -> ProjectIndex:
         rubrics: list[RubricSummary] = []
         cases: list[CasesSummary] = []
         for summary in summaries:
@@ -527,22 +527,22 @@ class WorkspaceIndex:
                 rubrics.append(summary)
             else:
                 cases.append(summary)
-        return WorkspaceIndex(RubricIndex(rubrics), CasesIndex(cases))
+        return ProjectIndex(RubricIndex(rubrics), CasesIndex(cases))
 
-    def put(self, summary: Summary) -> WorkspaceIndex:
+    def put(self, summary: Summary) -> ProjectIndex:
         """This index with one file's summary in place of what it held for that path."""
         return self.replace(put=[summary])
 
-    def remove(self, path: str) -> WorkspaceIndex:
+    def remove(self, path: str) -> ProjectIndex:
         return self.replace(remove=[path])
 
-    def replace(self, put: Iterable[Summary] = (), remove: Iterable[str] = ()) -> WorkspaceIndex:
+    def replace(self, put: Iterable[Summary] = (), remove: Iterable[str] = ()) -> ProjectIndex:
         """This index with many files' summaries put in and paths taken out, in one copy."""
         put = list(put)
         paths = [*remove, *(summary.path for summary in put)]  # a path may change role
         rubrics = [s for s in put if isinstance(s, RubricSummary)]
         cases = [s for s in put if isinstance(s, CasesSummary)]
-        return WorkspaceIndex(
+        return ProjectIndex(
             self.rubrics.replace(put=rubrics, remove=paths), self.cases.replace(put=cases, remove=paths)
         )
 

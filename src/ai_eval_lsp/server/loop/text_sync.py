@@ -6,8 +6,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ai_eval_lsp.core.analysis import Edit
-from ai_eval_lsp.server.query import path_of
-from ai_eval_lsp.server.server import DEBOUNCE_SECONDS, AiEvalServer
+from ai_eval_lsp.server.loop.server import DEBOUNCE_SECONDS, AiEvalServer
+from ai_eval_lsp.server.lsp.convert import path_of
 
 
 def did_open(server: AiEvalServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -16,9 +16,9 @@ def did_open(server: AiEvalServer, params: types.DidOpenTextDocumentParams) -> N
         server.scheduler.forget(item.uri)
         server.session.close(item.uri)
     path = path_of(item.uri)
-    folder = server.folders.home_of(path.resolve() if path else None, server.session.settings)
+    folder = server.project_folders.home_of(path.resolve() if path else None, server.session.settings)
     document = server.session.open(item.uri, item.text, item.version, folder)
-    server.folders.announce(document)
+    server.project_folders.announce(document)
     server.scheduler.start(item.uri)
 
 
@@ -39,8 +39,8 @@ def did_change(server: AiEvalServer, params: types.DidChangeTextDocumentParams) 
     was = document.role
     server.session.change(document, lines, params.text_document.version, edits)
     if server.session.classify(document):
-        server.folders.announce(document, force=was is not None)
-    server.scheduler.edited(document.uri, DEBOUNCE_SECONDS)
+        server.project_folders.announce(document, force=was is not None)
+    server.scheduler.debounce(document.uri, DEBOUNCE_SECONDS)
 
 
 def did_close(server: AiEvalServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -1,5 +1,5 @@
 """Lifecycle and workspace: `initialize` answers at once; each workspace folder then gets its
-settings, its project and its index in the background. Folders come and go, settings change,
+settings, its project and its index in the background. ProjectFolders come and go, settings change,
 watched files change, and the client may cancel the progress it is shown."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 from lsprotocol import types
 
 from ai_eval_lsp.disk.settings import Settings
-from ai_eval_lsp.server.query import path_of
-from ai_eval_lsp.server.server import AiEvalServer
-from ai_eval_lsp.server.session import Folder, WorkspaceFolder
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.loop.session import ProjectFolder, WorkspaceFolder
+from ai_eval_lsp.server.lsp.convert import path_of
 
 SECTION = "aiEval"
 WATCHED = ("**/*.yaml", "**/*.yml", "**/*.php", "**/ai-eval.toml", "**/pyproject.toml", "**/composer.json")
@@ -70,15 +70,15 @@ async def configure(server: AiEvalServer, scope: WorkspaceFolder | None) -> None
 
 async def configure_all(server: AiEvalServer) -> None:
     server.session.configure_client(await fetch_settings(server, None))
-    scopes = [None, *server.session.workspace.values()]
+    scopes = [None, *server.session.workspace_folders.values()]
     await asyncio.gather(*(configure(server, scope) for scope in scopes))
 
 
-async def _apply(server: AiEvalServer, folder: Folder, settings: Settings) -> None:
+async def _apply(server: AiEvalServer, folder: ProjectFolder, settings: Settings) -> None:
     if settings == folder.settings and (folder.project is not None or folder.loading.locked()):
         return
     server.session.configure(folder, settings)
-    await server.folders.load(folder, walk=not folder.indexed.is_set())
+    await server.project_folders.load(folder, walk=not folder.indexed.is_set())
 
 
 def initialize(server: AiEvalServer, params: types.InitializeParams) -> None:
@@ -87,7 +87,7 @@ def initialize(server: AiEvalServer, params: types.InitializeParams) -> None:
     settings, problems = Settings.from_mapping(raw if isinstance(raw, dict) else {})
     server.session.configure_client(settings, problems)
     for folder in _folders(params):
-        server.folders.add(folder.uri, settings)
+        server.project_folders.add(folder.uri, settings)
 
 
 async def initialized(server: AiEvalServer, params: types.InitializedParams) -> None:
@@ -122,14 +122,14 @@ async def configuration_changed(server: AiEvalServer, params: types.DidChangeCon
 
 async def folders_changed(server: AiEvalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     for removed in params.event.removed:
-        server.folders.remove(removed.uri)
-    added = [server.folders.add(folder.uri, server.session.settings) for folder in params.event.added]
+        server.project_folders.remove(removed.uri)
+    added = [server.project_folders.add(folder.uri, server.session.settings) for folder in params.event.added]
     await asyncio.gather(*(configure(server, folder) for folder in added if folder is not None))
 
 
 async def watched_files_changed(server: AiEvalServer, params: types.DidChangeWatchedFilesParams) -> None:
     paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
-    await server.folders.files_changed(paths)
+    await server.project_folders.files_changed(paths)
 
 
 def progress_cancelled(server: AiEvalServer, params: types.WorkDoneProgressCancelParams) -> None:

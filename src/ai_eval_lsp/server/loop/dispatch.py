@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ai_eval_lsp.server.query import NotApplicable
-from ai_eval_lsp.server.server import AiEvalServer  # at run time: pygls reads the handlers' hints
+from ai_eval_lsp.server.loop.server import AiEvalServer  # at run time: pygls reads the handlers' hints
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 
 S = TypeVar("S")
 

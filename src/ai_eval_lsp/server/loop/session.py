@@ -3,33 +3,33 @@ their files belong to (each a project folder: a project and an index of its file
 documents (their text, as the editor has it, and their last analysis), and the work under way.
 
 Only the event loop changes the session, and only through its methods (and those of the objects
-it owns): the client's settings and what it was told (`configure_client`, `first_telling`), the
+it owns): the client's settings and what it was told (`configure_client`, `show_once`), the
 work it may cancel (`progress_began`, `request_began`, `save_began`), the tasks, timers and
 analyses under way (`task_began`, `refresh_later`, `reload_later`, `analyses`), the folders'
 lifecycle (`open_workspace_folder`, `add_folder`, `drop_folder`, `set_bases`, `configure`,
 `set_project`, `changed_while_walked`, `mark_indexed`) and their sites (`watch_site`,
-`site_read`, `site_failed`, `retune_site`), what the client was sent (`sent`, `wrote`, for pushed
-and pulled diagnostics alike), and the documents (`open`, `change`, `classify`, `close`). Work on
-other threads gets a `Snapshot`, immutable, and hands back a value that the loop commits through
-`Session.commit` / `commit_disk`, the one path that updates the indexes and says which documents'
-diagnostics may have changed. Reading handlers get snapshots the session makes (`query_of`,
-`workspace_of`).
+`site_read`, `site_failed`, `retune_site`), what the client was sent (`record_diagnostics`,
+`keep_written`, for pushed and pulled diagnostics alike), and the documents (`open`, `change`,
+`classify`, `close`). Work on other threads gets an `AnalysisJob`, immutable, and hands back a value
+that the loop commits through `Session.commit` / `commit_disk`, the one path that updates the
+indexes and says which documents' diagnostics may have changed. Reading handlers get snapshots
+the session makes (`document_snapshot`, `workspace_snapshot`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.analysis import Analysis, Edit, Rules
-from ai_eval_lsp.core.lints import Kept
+from ai_eval_lsp.core.index import ProjectIndex, Role, RubricIndex, RubricSummary, Summary, classify
+from ai_eval_lsp.core.lints import CrossFileMemo
 from ai_eval_lsp.core.problems import Problem
 from ai_eval_lsp.core.text import LineIndex
-from ai_eval_lsp.core.workspace import Role, RubricIndex, RubricSummary, Summary, WorkspaceIndex, classify
 from ai_eval_lsp.disk.files import HEAD_BYTES, relative_to
 from ai_eval_lsp.disk.settings import Settings
 from ai_eval_lsp.drupal.site_address import SiteAddress
@@ -37,15 +37,15 @@ from ai_eval_lsp.project.project import Project
 from ai_eval_lsp.runs.run import Cancellation
 from ai_eval_lsp.runs.site import SiteReader
 from ai_eval_lsp.runs.store import ResultStore
-from ai_eval_lsp.server.query import (
+from ai_eval_lsp.server.lsp.convert import path_of
+from ai_eval_lsp.server.query.diagnostics import Converted
+from ai_eval_lsp.server.query.snapshots import (
     Client,
-    Converted,
-    DocumentQuery,
-    FolderView,
+    DocumentSnapshot,
+    EditsSince,
     OpenText,
-    Since,
+    ProjectSnapshot,
     WorkspaceSnapshot,
-    path_of,
 )
 
 
@@ -62,7 +62,7 @@ class WorkspaceFolder:
 
 @dataclass(eq=False)
 class SiteWatch:
-    """What a project folder knows of its site's runs between reads (`siteruns.py`)."""
+    """What a project folder knows of its site's runs between reads (`features/site_runs.py`)."""
 
     reader: SiteReader
     store: ResultStore
@@ -81,7 +81,7 @@ class SiteWatch:
 
 
 @dataclass(eq=False)
-class Folder:
+class ProjectFolder:
     """A project folder (SPEC section 4, "Projects in a repository"): the project rooted there,
     and the index of its rubric and cases files inside the workspace folders (`bases`, the parts
     of them it walks; none for documents outside every workspace folder: never walked).
@@ -101,7 +101,7 @@ class Folder:
     project: Project | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once `project` is loaded: documents are analysed only against a loaded project."""
-    index: WorkspaceIndex = field(default_factory=WorkspaceIndex)
+    index: ProjectIndex = field(default_factory=ProjectIndex)
     disk: dict[str, Summary] = field(default_factory=dict)
     indexed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once the walk has finished: until then, problems that need other files are not
@@ -116,7 +116,7 @@ class Folder:
     site: SiteWatch | None = None
     """Its project's site, whose runs are read (None: the project names none)."""
     reload: asyncio.TimerHandle | None = None
-    """The reload of its project due once its files stop changing (`folders.reload_soon`)."""
+    """The reload of its project due once its files stop changing (`project_folders.reload_soon`)."""
 
     @property
     def walked(self) -> bool:
@@ -141,7 +141,7 @@ class Folder:
 class OpenDocument:
     uri: str
     path: Path | None
-    folder: Folder
+    folder: ProjectFolder
     relative: str
     """Its path as its folder names it (the URI for a document that is no file)."""
     lines: LineIndex
@@ -154,14 +154,14 @@ class OpenDocument:
     published: object = None
     """What was last sent to (or pulled by) the client for it, to send only what changed."""
     written: tuple[Converted, Converted] = field(default_factory=lambda: ({}, {}))
-    """Its problems as written the last two times (`query.diagnostics`): each written once."""
+    """Its problems as written the last two times (`diagnostics_json`): each written once."""
     result_id: int = 0
     edits: list[tuple[int, Edit]] = field(default_factory=list)
     """The edits since its analysis, each with the version it made, for `update`."""
-    readable: tuple[Analysis, list[Edit]] | None = None
+    last_parsed: tuple[Analysis, list[Edit]] | None = None
     """While its analyses read no tree (a keystroke broke its YAML): the last that did, and the
     edits since, for completion and hover (`analysis.before_broken`)."""
-    kept: Kept = field(default_factory=Kept)
+    cross_file_memo: CrossFileMemo = field(default_factory=CrossFileMemo)
     """What its problems against its folder's rubrics were made of last (`Analysis.problems_in`)."""
 
     @property
@@ -190,7 +190,7 @@ class OpenDocument:
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class AnalysisJob:
     """One version of a document and what it is checked against, for a worker thread."""
 
     version: int
@@ -220,6 +220,14 @@ class Analyses:
     waiting: dict[str, list[asyncio.Future[None]]] = field(default_factory=dict)
     collection: asyncio.TimerHandle | None = None
     """The collector's full collection, once no analysis has landed for a while."""
+
+    event_reader: asyncio.Future[None] | None = None
+    """PyYAML's loading, begun once the first analysis landed (a first edit reads an item alone
+    with it), not at the first keystroke."""
+
+    def load_event_reader_once(self, begin: Callable[[], asyncio.Future[None]]) -> None:
+        if self.event_reader is None:
+            self.event_reader = begin()
 
     def collect_later(self, timer: asyncio.TimerHandle) -> None:
         """The full collection runs when `timer` fires (not when the one before would have)."""
@@ -263,15 +271,15 @@ class Analyses:
 
 class Session:
     def __init__(self) -> None:
-        self.workspace: dict[str, WorkspaceFolder] = {}
+        self.workspace_folders: dict[str, WorkspaceFolder] = {}
         """The editor's workspace folders, by URI."""
-        self.folders: dict[str, Folder] = {}
+        self.folders: dict[str, ProjectFolder] = {}
         """Project folders by root URI; documents outside every workspace folder get a folder of
         their own root (never walked), keyed apart."""
         self.documents: dict[str, OpenDocument] = {}
         self.analyses = Analyses()
         self.save_rounds: set[Cancellable] = set()
-        """The runs on save under way, by save (`onsave.Round`): a new save cancels them."""
+        """The runs on save under way, by save (`on_save.Round`): a new save cancels them."""
         self.background: set[asyncio.Task[Any]] = set()
         """The tasks the server started in the background, kept alive until done."""
         self.refresh: asyncio.TimerHandle | None = None
@@ -280,7 +288,7 @@ class Session:
         """The client's settings outside any folder (and until a folder has its own)."""
         self.settings_problems: Sequence[str] = ()
         """What is wrong in the settings the client started with, to tell once it is initialized."""
-        self.told: set[Hashable] = set()
+        self.shown_once: set[Hashable] = set()
         """What the user was shown that is shown once a session (notices)."""
         self.standing: dict[Hashable, frozenset[str]] = {}
         """The problems each source of settings (the editor's, per scope; a folder's project) had
@@ -295,11 +303,11 @@ class Session:
     def configure_client(self, settings: Settings, problems: Sequence[str] = ()) -> None:
         self.settings, self.settings_problems = settings, problems
 
-    def first_telling(self, said: Hashable) -> bool:
+    def show_once(self, said: Hashable) -> bool:
         """Whether something shown once a session is to be shown now: the first time only."""
-        told = said in self.told
-        self.told.add(said)
-        return not told
+        shown = said in self.shown_once
+        self.shown_once.add(said)
+        return not shown
 
     def newly_standing(self, source: Hashable, problems: Sequence[str]) -> list[str]:
         """The problems `source` has now that no source had: to be told. The editor's settings are
@@ -343,12 +351,12 @@ class Session:
     def refresh_due(self) -> None:
         self.refresh = None
 
-    def reload_later(self, folder: Folder, timer: asyncio.TimerHandle) -> None:
+    def reload_later(self, folder: ProjectFolder, timer: asyncio.TimerHandle) -> None:
         """A folder's project reloads when `timer` fires (not when the one before would have)."""
         self.reload_due(folder)
         folder.reload = timer
 
-    def reload_due(self, folder: Folder) -> None:
+    def reload_due(self, folder: ProjectFolder) -> None:
         """A folder's reload timer is done with: it reloads now, or not at all."""
         if folder.reload is not None:
             folder.reload.cancel()
@@ -358,10 +366,10 @@ class Session:
 
     def workspace_folder_of(self, path: Path) -> WorkspaceFolder | None:
         """The innermost workspace folder holding a path."""
-        holding = [w for w in self.workspace.values() if path.is_relative_to(w.root)]
+        holding = [w for w in self.workspace_folders.values() if path.is_relative_to(w.root)]
         return max(holding, key=lambda w: len(w.root.parts), default=None)
 
-    def walked_folder_of(self, path: Path) -> Folder | None:
+    def walked_folder_of(self, path: Path) -> ProjectFolder | None:
         """The walked project folder whose index holds a file, changed or gone: the innermost
         that walks it (a nested project's own folder before the one around it). Decided from the
         folders alone, with no look at the disk: a checkout reports thousands of files at once."""
@@ -369,20 +377,20 @@ class Session:
         return max(holding, key=lambda f: len(f.root.parts), default=None)
 
     def open_workspace_folder(self, workspace: WorkspaceFolder) -> None:
-        self.workspace[workspace.uri] = workspace
+        self.workspace_folders[workspace.uri] = workspace
 
     def close_workspace_folder(self, uri: str) -> bool:
-        return self.workspace.pop(uri, None) is not None
+        return self.workspace_folders.pop(uri, None) is not None
 
     def configure_workspace_folder(self, workspace: WorkspaceFolder, settings: Settings) -> None:
         """The editor answered for a workspace folder: project folders found later load at once."""
         workspace.settings, workspace.configured = settings, True
 
-    def add_folder(self, folder: Folder) -> Folder:
+    def add_folder(self, folder: ProjectFolder) -> ProjectFolder:
         self.folders[folder.uri] = folder
         return folder
 
-    def drop_folder(self, folder: Folder) -> None:
+    def drop_folder(self, folder: ProjectFolder) -> None:
         """A folder no longer the session's: work under way for it commits nothing, and what
         waits for it goes on (and finds its documents moved)."""
         del self.folders[folder.uri]
@@ -391,12 +399,12 @@ class Session:
         folder.ready.set()
         folder.indexed.set()
 
-    def set_bases(self, folder: Folder, bases: tuple[Path, ...]) -> bool:
+    def set_bases(self, folder: ProjectFolder, bases: tuple[Path, ...]) -> bool:
         """What the workspace folders now hold of a project folder; True when that changed."""
         changed, folder.bases = folder.bases != bases, bases
         return changed
 
-    def configure(self, folder: Folder, settings: Settings) -> bool:
+    def configure(self, folder: ProjectFolder, settings: Settings) -> bool:
         """The editor's settings for a folder; True when its files' roles may have changed
         (then it must be walked again)."""
         globs_changed = settings.globs != folder.settings.globs
@@ -405,13 +413,13 @@ class Session:
             folder.indexed.clear()
         return globs_changed
 
-    def set_project(self, folder: Folder, project: Project) -> None:
+    def set_project(self, folder: ProjectFolder, project: Project) -> None:
         """A folder's project (re)loaded: analyses made against the one before are dropped."""
         folder.project = project
         folder.generation += 1
         folder.ready.set()
 
-    def watch_site(self, folder: Folder, site: SiteWatch | None) -> None:
+    def watch_site(self, folder: ProjectFolder, site: SiteWatch | None) -> None:
         """The site whose runs a folder reads now (None: none)."""
         folder.site = site
 
@@ -429,18 +437,18 @@ class Session:
         news, site.failing = site.failing != why, why
         return news
 
-    def changed_while_walked(self, folder: Folder, path: Path) -> None:
+    def changed_while_walked(self, folder: ProjectFolder, path: Path) -> None:
         """A file changed during the folder's walk: read once the walk is committed."""
         folder.changed.append(path)
 
-    def mark_indexed(self, folder: Folder) -> list[Path]:
+    def mark_indexed(self, folder: ProjectFolder) -> list[Path]:
         """A folder's walk is committed (or it has none); returns the files reported changed
         meanwhile, to be read now."""
         folder.indexed.set()
         waiting, folder.changed = folder.changed, []
         return waiting
 
-    def sent(self, document: OpenDocument, items: object) -> bool:
+    def record_diagnostics(self, document: OpenDocument, items: object) -> bool:
         """Record what the client was sent (pushed) or answered (pulled) for a document; True
         when it differs from what it had, and then the document's result id moves on."""
         if items == document.published:
@@ -448,15 +456,15 @@ class Session:
         document.published, document.result_id = items, document.result_id + 1
         return True
 
-    def wrote(self, document: OpenDocument, converted: Converted) -> None:
+    def keep_written(self, document: OpenDocument, converted: Converted) -> None:
         """A document's problems as just written, kept with those written the time before."""
         document.written = (converted, document.written[0])
 
-    def holds(self, folder: Folder) -> bool:
+    def still_has(self, folder: ProjectFolder) -> bool:
         """Whether a folder is still the session's (not removed, nor replaced)."""
         return self.folders.get(folder.uri) is folder
 
-    def documents_of(self, folder: Folder) -> list[OpenDocument]:
+    def documents_of(self, folder: ProjectFolder) -> list[OpenDocument]:
         return [doc for doc in self.documents.values() if doc.folder is folder]
 
     def document_at(self, path: Path) -> OpenDocument | None:
@@ -465,7 +473,7 @@ class Session:
 
     # --- documents ------------------------------------------------------------------------------
 
-    def open(self, uri: str, text: str, version: int, folder: Folder) -> OpenDocument:
+    def open(self, uri: str, text: str, version: int, folder: ProjectFolder) -> OpenDocument:
         path = path_of(uri)
         path = path.resolve() if path is not None else None
         relative = folder.relative(path) if path is not None else uri
@@ -478,8 +486,8 @@ class Session:
         document.lines, document.version = lines, version
         if document.role is not None:  # a document never analysed keeps none
             document.edits += [(version, edit) for edit in edits]
-        if document.readable is not None:
-            document.readable[1].extend(edits)
+        if document.last_parsed is not None:
+            document.last_parsed[1].extend(edits)
 
     def classify(self, document: OpenDocument) -> bool:
         """Decide the document's role anew (its modeline may have been typed); True if it changed.
@@ -491,7 +499,7 @@ class Session:
         if document.role is not None:
             self._restore_disk(document)
         document.role, document.analysis, document.analysis_version = role, None, -1
-        document.published, document.edits, document.readable = None, [], None
+        document.published, document.edits, document.last_parsed = None, [], None
         return True
 
     def close(self, uri: str) -> OpenDocument | None:
@@ -505,11 +513,11 @@ class Session:
         on_disk = folder.disk.get(relative)
         folder.index = folder.index.put(on_disk) if on_disk else folder.index.remove(relative)
 
-    def snapshot(self, document: OpenDocument) -> Snapshot | None:
+    def analysis_job(self, document: OpenDocument) -> AnalysisJob | None:
         project = document.folder.project
         if document.role is None or project is None:
             return None
-        return Snapshot(
+        return AnalysisJob(
             document.version,
             document.text,
             document.role,
@@ -523,17 +531,18 @@ class Session:
 
     # --- what reading handlers are given ----------------------------------------------------------
 
-    def query_of(self, document: OpenDocument, client: Client) -> DocumentQuery:
-        """A document as a request sees it now: the only place a `DocumentQuery` is made."""
+    def document_snapshot(self, document: OpenDocument, client: Client) -> DocumentSnapshot:
+        """A document as a request sees it now: the only place a `DocumentSnapshot` is made."""
         folder = document.folder
         previous = document.previous if document.role is not None and not document.current else None
-        edited = (
-            Since(previous, document.edits_since)
+        since_analysis = (
+            EditsSince(previous, document.edits_since)
             if previous is not None and folder.project is not None and previous.role == document.role
             else None
         )
-        readable = Since(document.readable[0], tuple(document.readable[1])) if document.readable else edited
-        return DocumentQuery(
+        last_parsed = document.last_parsed
+        since_parsed = EditsSince(last_parsed[0], tuple(last_parsed[1])) if last_parsed else since_analysis
+        return DocumentSnapshot(
             document.uri,
             document.path,
             document.relative,
@@ -547,12 +556,16 @@ class Session:
             folder.project,
             client,
             self.open_texts(),
-            edited,
-            readable,
+            since_analysis,
+            since_parsed,
         )
 
-    def workspace_of(
-        self, folders: Sequence[Folder], home: Folder | None, client: Client, outside: Path | None = None
+    def workspace_snapshot(
+        self,
+        folders: Sequence[ProjectFolder],
+        home: ProjectFolder | None,
+        client: Client,
+        outside: Path | None = None,
     ) -> WorkspaceSnapshot:
         """Project folders, and the one holding the file a request names (or that file, when it
         is `outside` them all), as the request sees them now: the only place a
@@ -567,34 +580,34 @@ class Session:
 
     # --- the one path that commits --------------------------------------------------------------
 
-    def commit(self, document: OpenDocument, snapshot: Snapshot, analysis: Analysis) -> bool:
+    def commit(self, document: OpenDocument, job: AnalysisJob, analysis: Analysis) -> bool:
         """Make an analysis the document's latest; True when what other files' problems read of it
         changed, so that their diagnostics may have (`_read_by_others`). One of a document since closed (or moved to another
         folder: it is another `OpenDocument` then), older than what is committed, or of an older
         project: dropped."""
         if (
             self.documents.get(document.uri) is not document
-            or document.role != snapshot.role
-            or snapshot.version < document.analysis_version
-            or snapshot.generation != document.folder.generation
+            or document.role != job.role
+            or job.version < document.analysis_version
+            or job.generation != document.folder.generation
         ):
             return False
         last = document.analysis
         if analysis.tree is not None:
-            document.readable = None
+            document.last_parsed = None
         elif (
-            document.readable is None
+            document.last_parsed is None
             and last is not None
             and last.tree is not None
             and last.role == analysis.role
         ):
-            document.readable = (last, [edit for _, edit in document.edits])
-        document.analysis, document.analysis_version = analysis, snapshot.version
-        document.analysis_generation = snapshot.generation
-        document.edits = [(version, edit) for version, edit in document.edits if version > snapshot.version]
+            document.last_parsed = (last, [edit for _, edit in document.edits])
+        document.analysis, document.analysis_version = analysis, job.version
+        document.analysis_generation = job.generation
+        document.edits = [(version, edit) for version, edit in document.edits if version > job.version]
         return self._put_summary(document.folder, analysis.summary)
 
-    def _put_summary(self, folder: Folder, summary: Summary) -> bool:
+    def _put_summary(self, folder: ProjectFolder, summary: Summary) -> bool:
         """Put a document's summary in its folder's index; True when what the problems of other
         files read of its rubrics changed."""
         was = folder.index.summary(summary.path)
@@ -603,7 +616,7 @@ class Session:
         folder.index = folder.index.put(summary)
         return _read_by_others(was) != _read_by_others(summary)
 
-    def commit_disk(self, folder: Folder, put: list[Summary], removed: list[str]) -> bool:
+    def commit_disk(self, folder: ProjectFolder, put: list[Summary], removed: list[str]) -> bool:
         """Files changed on disk (a whole walk's at once); open documents stay the truth for their
         own paths. True when the index changed."""
         open_paths = {doc.relative for doc in self.documents_of(folder) if doc.role is not None}
@@ -622,11 +635,11 @@ class Session:
         """Every problem of a document as its folder's index is now."""
         if document.analysis is None:
             return []
-        return document.analysis.problems_in(document.folder.rubrics_for_lints, document.kept)
+        return document.analysis.problems_in(document.folder.rubrics_for_lints, document.cross_file_memo)
 
 
-def _view(folder: Folder) -> FolderView:
-    return FolderView(folder.root, folder.index, folder.project, folder.site is not None)
+def _view(folder: ProjectFolder) -> ProjectSnapshot:
+    return ProjectSnapshot(folder.root, folder.index, folder.project, folder.site is not None)
 
 
 def _read_by_others(summary: Summary | None) -> tuple[object, ...] | None:

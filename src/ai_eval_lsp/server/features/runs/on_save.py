@@ -10,10 +10,10 @@ from pygls.exceptions import JsonRpcRequestCancelled
 
 from ai_eval_lsp.core.problems import BREAKING_CODES
 from ai_eval_lsp.runs.run import Cancellation, run_cases
-from ai_eval_lsp.server import snapshots
-from ai_eval_lsp.server.query import NotApplicable
-from ai_eval_lsp.server.running import run_in_folder
-from ai_eval_lsp.server.server import AiEvalServer
+from ai_eval_lsp.server.features.runs.in_editor import run_in_folder
+from ai_eval_lsp.server.loop import take
+from ai_eval_lsp.server.loop.server import AiEvalServer
+from ai_eval_lsp.server.lsp.convert import NotApplicable
 
 
 class Round:
@@ -37,7 +37,7 @@ class Round:
 async def run_affected(server: AiEvalServer, uri: str, round_: Round) -> None:
     """Run the cases files a save of `uri` affects, one after another, unless the round is
     cancelled meanwhile or the saved file is broken (its runs would only error)."""
-    document = await snapshots.settled_document(server, uri)
+    document = await take.settled_document(server, uri)
     if document is None or document.analysis is None or round_.cancelled:
         return
     project = document.folder.project
