@@ -67,6 +67,10 @@ def test_no_file_is_no_setting_and_no_problem(tmp_path: Path) -> None:
         ),
         (f'site = "{SECRET}"\n', "`site` must be a table (`[site]`, then its keys); it is not used"),
         (
+            "[site]\nx = " + "[" * 100_000 + "]" * 100_000,
+            "nested too deeply to be read; its settings are not used",
+        ),
+        (
             b'[site]\ndatabase = "\xff"\n',
             "not UTF-8 (at byte 19); its settings are not used",
         ),

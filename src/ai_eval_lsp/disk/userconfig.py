@@ -63,6 +63,10 @@ def read_user_config(environment: Mapping[str, str] | None = None) -> UserConfig
         return UserConfig(
             path, problems=(f"{path}: not UTF-8 (at byte {err.start}); its settings are not used",)
         )
+    except RecursionError:
+        return UserConfig(
+            path, problems=(f"{path}: nested too deeply to be read; its settings are not used",)
+        )
     except tomllib.TOMLDecodeError as err:  # where only: tomllib's message may quote a character
         where = re.search(r"\(at ([^)]*)\)$", str(err))
         at = f" at {where[1]}" if where else ""
