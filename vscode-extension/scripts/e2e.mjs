@@ -219,6 +219,17 @@ async function palette(command) {
   await page.keyboard.press("Enter");
 }
 
+async function goToLine(where) {
+  // Enter is taken only once the picker offers the line: pressed sooner (a loaded machine), it
+  // was lost and what was typed next went into the picker.
+  await page.keyboard.press("Control+G");
+  await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
+  await page.keyboard.type(where);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("line ${where.split(":")[0]}")`, { timeout: 30000 });
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(".quick-input-widget", { state: "hidden", timeout: 30000 });
+}
+
 async function showProblems() {
   if (!(await page.$(".markers-panel"))) await page.keyboard.press("Control+Shift+M");
   await page.waitForSelector(".markers-panel", { timeout: 30000 });
@@ -413,10 +424,7 @@ try {
     // kind_reply passed in the Testing view's run; saved without its apology, it now fails.
     await palette(">View: Close All Editor Groups"); // the history panel too: the editor gets the width
     await openFile("testing.cases.yaml"); // the editor has the focus
-    await page.keyboard.press("Control+G");
-    await page.waitForSelector(".quick-input-widget input", { timeout: 30000 });
-    await page.keyboard.type("4");
-    await page.keyboard.press("Enter");
+    await goToLine("4");
     await page.keyboard.press("Home");
     await page.keyboard.press("Shift+End");
     await page.keyboard.type('response: "Your refund is on its way."'); // an auto-closed quote is typed over
@@ -551,6 +559,10 @@ try {
     result.bundledButtons = await toast.$$eval(".monaco-button", (buttons) => buttons.map((b) => b.innerText));
     await page.screenshot({ path: path.join(artifacts, "bundled-server.png") });
     await (await toast.$('.monaco-button:has-text("Show Output")')).click();
+    // The details are among the channel's first lines: the server's own may have scrolled them
+    // out of the view, which holds only the lines it shows.
+    await page.click(".output-view .view-lines");
+    await page.keyboard.press("Control+Home");
     await page.waitForSelector('.output-view .view-lines:has-text("Nothing was downloaded")', { timeout: 30000 });
     // The channel's lines as shown, wrapped: one space for each run of white space.
     result.bundledDetails = (await page.$eval(".output-view .view-lines", (lines) => lines.innerText)).replace(/\s+/g, " ");
@@ -570,9 +582,7 @@ try {
     // executors have been read when the Problems panel is looked at again.
     await openFile("summary_shape.rubric.yaml");
     await page.click(".monaco-editor .view-lines");
-    await page.keyboard.press("Control+G");
-    await page.keyboard.type("5:13"); // inside `word_count`
-    await page.keyboard.press("Enter");
+    await goToLine("5:13"); // inside `word_count`
     await page.keyboard.press("Control+K");
     await page.keyboard.press("Control+I");
     const hover = await page.waitForSelector('.monaco-hover:has-text("my_eval_extras")', { timeout: 30000 });
