@@ -2,7 +2,7 @@
 at a time and runs the tests that reach it; a change no test notices survives. Prints the share
 killed per module, the goal for the modules that must reach it, and every survivor's diff.
 
-Run: .venv/bin/python bench/mutation.py [--only src/ai_eval_lsp/store.py ...] [--no-diffs]
+Run: .venv/bin/python bench/mutation.py [--only src/ai_eval_lsp/runs/store.py ...] [--no-diffs]
 (the modules and tests are `[tool.mutmut]` in pyproject.toml; `--only` narrows the modules). It
 takes a while: a whole run is tens of minutes on two cores. Property tests use a few fixed
 examples each (the `mutation` hypothesis profile).

@@ -97,6 +97,27 @@ def test_a_value_or_a_file_name_cannot_break_check_s_text_lines(
     assert all(line.isprintable() for line in (out + err).splitlines())
 
 
+def test_a_setting_or_a_linked_file_s_name_cannot_break_a_line_of_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the CLI says on stderr quotes settings and file names: a note of `check`, a
+    warning of `run`."""
+    (tmp_path / "ai-eval.toml").write_text('[drupal]\nroot = "nope\\u001b[31mRED"\n')
+    (tmp_path / "tone.rubric.yaml").write_text(
+        'id: tone\nversion: "1.0"\nchecks:\n  - {id: sorry, kind: must_contain_any, values: [sorry]}\n'
+        "scoring: {combine: all_pass}\n"
+    )
+    (tmp_path / "t.cases.yaml").write_text("rubric: tone\ncases:\n  - {id: a, response: sorry}\n")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.rubric.yaml"
+    outside.write_text("id: elsewhere\n")
+    (tmp_path / "e\x1b[31mvil.rubric.yaml").symlink_to(outside)
+    for command in ("check", "run"):
+        target = tmp_path / ("t.cases.yaml" if command == "run" else "")
+        code, out, err = run(capsys, "--root", str(tmp_path), command, str(target))
+        assert code == 0 and "\\x1b[31mRED" in err and "e\\x1b[31mvil.rubric.yaml" in err, command
+        assert all(line.isprintable() for line in (out + err).splitlines()), command
+
+
 def test_json_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "--root", str(workspace), "check", "--format", "json", str(workspace))
     items = json.loads(out)

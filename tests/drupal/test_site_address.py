@@ -344,6 +344,7 @@ def test_any_url_gives_an_address_or_one_message_that_never_holds_it(
         ("$settings['config_sync_directory'] = getenv('SYNC') ?: 'fallback';", b"fallback"),
         ("if (TRUE) { $settings['config_sync_directory'] = 'conditional'; }", b"conditional"),
         ("if (FALSE) { $x = 1; } else { $settings['config_sync_directory'] = 'else'; }", b"else"),
+        ("$settings['config_sync_directory'] = 'v' . (int) '0000000000000000000000042';", b"v42"),
         ("$settings['hash_salt'] = 'x';", None),
         ("return;\n$settings['config_sync_directory'] = 'after a return';", None),
     ],

@@ -463,6 +463,30 @@ def test_diff_shows_the_flipped_cases(runs: Path, capsys: pytest.CaptureFixture[
     assert "<summary>Unchanged cases (1)</summary>" in out
 
 
+def test_a_stored_case_whose_outcomes_no_reader_can_read_is_shown_without_them_and_named(
+    runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A results database is a file a repository may commit: a case's outcomes nested past what
+    any reader follows crashed `diff`, `report` and `run`'s comparison."""
+    database = runs / ".ai_eval" / "results.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "UPDATE ai_eval_case SET outcomes_json = ? WHERE case_id = 'sorry' AND run_id = 2",
+            ("[" * 100 + "]" * 100,),
+        )
+    note = (
+        f"warning: {database}: the check outcomes of case `sorry` of run 2 are left out: "
+        "it nests more than 64 levels deep"
+    )
+    code, out, err = cli(runs, capsys, "diff", "1", "2")
+    assert (code, err.splitlines()) == (0, [note])
+    assert "sorry    pass 5.00  fail 0.00  flipped to fail" in out.splitlines()
+    code, _, err = cli(runs, capsys, "report", "-o", str(runs / "r.html"))
+    assert (code, err.splitlines()) == (0, [note])
+    code, out, err = cli(runs, capsys, "run", str(runs / "t.cases.yaml"))
+    assert code == 1 and "vs run 2:" in out and f"  {note}" in out.splitlines()
+
+
 def test_diff_says_what_is_missing(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(runs, capsys, "diff", "2")[2] == (
         "error: run 2 is the latest run of `tone`: name a head run to compare it with\n"

@@ -14,7 +14,7 @@ from types import TracebackType
 
 from ai_eval_lsp import __version__
 from ai_eval_lsp.cli import check, diff, history, plugins, report, run, schema, serve, site, startup
-from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError
+from ai_eval_lsp.cli.common import EXIT_PIPE_CLOSED, EXIT_USAGE, ROOT_HELP, Projects, UsageError, say
 from ai_eval_lsp.core.blockyaml import COMPILED
 from ai_eval_lsp.drupal.secrets import RedactingStream, redact
 
@@ -55,13 +55,13 @@ def main(argv: Sequence[str] | None = None, *, exit_hard: bool = False) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.root is not None and not Path(args.root).is_dir():
-        print(f"error: --root {args.root} is not a folder", file=sys.stderr)
+        say(f"error: --root {args.root} is not a folder")
         return EXIT_USAGE
     try:
         result: int = args.run(Projects(Path(args.root) if args.root else None), args)
         sys.stdout.flush()
     except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
+        say(f"error: {err}")
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, with the status of a Unix tool that got

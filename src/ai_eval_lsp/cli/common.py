@@ -57,7 +57,7 @@ class Projects:
             for problem in project.setting_problems:
                 print(printable(f"warning: {problem}"), file=sys.stderr)
             for notice in project.registry.notices():
-                print(f"note: {notice}", file=sys.stderr)
+                say(f"note: {notice}")
             self.loaded[root.folder] = project
         return self.loaded[root.folder]
 
@@ -134,6 +134,12 @@ def positive(text: str) -> int:
     return number
 
 
+def say(line: str) -> None:
+    """A line to stderr (a warning, a note, an error), its control characters escaped: what it
+    quotes may come from a repository, a settings file or a site's rows (SPEC 6)."""
+    print(printable(line), file=sys.stderr)
+
+
 def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[ResultStore], T]) -> T | None:
     """What `read` takes from the results database the command reads (--db, else the current
     project's); None, once the trouble is said, when there is none yet or it cannot be read. The
@@ -153,11 +159,11 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
     try:
         return read(store)
     except StoreError as err:
-        print(f"error: {err}", file=sys.stderr)
+        say(f"error: {err}")
         return None
     finally:
         for note in store.skipped:
-            print(f"warning: {note}", file=sys.stderr)
+            say(f"warning: {note}")
 
 
 def warn_of_problems(project: Project) -> None:

@@ -19,6 +19,7 @@ from ai_eval_lsp.cli.common import (
     Projects,
     database_option,
     root_option,
+    say,
     warn_of_problems,
     with_examples,
 )
@@ -113,13 +114,13 @@ def _run_one(project: Project, name: str, args: argparse.Namespace, told: set[Sk
     try:
         return run_cases(project, Path(name), options)
     except RunError as err:
-        print(f"error: {err}", file=sys.stderr)
+        say(f"error: {err}")
         return str(err)
     finally:
         for note in skipped:
             if note not in told:
                 told.add(note)
-                print(f"warning: {note.path}: {note.why}", file=sys.stderr)
+                say(f"warning: {note.path}: {note.why}")
 
 
 def _run_status(done: Sequence[tuple[str, RunResult | str]]) -> int:

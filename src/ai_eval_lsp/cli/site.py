@@ -18,6 +18,7 @@ from ai_eval_lsp.cli.common import (
     Projects,
     database_option,
     root_option,
+    say,
     with_examples,
 )
 from ai_eval_lsp.cli.problems import annotation
@@ -90,7 +91,7 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
             address, note = None, str(err)
     if address is None:
         why = note or "the project is no Drupal codebase and names no site.database"
-        print(f"{trouble}: no site runs: {why}", file=sys.stderr)
+        say(f"{trouble}: no site runs: {why}")
         return EXIT_USAGE
     store = ResultStore(Path(args.db)) if args.db else ResultStore(project.results_database, project.root)
     reader = SiteReader(address)
@@ -102,12 +103,12 @@ def pull_into(project: Project, args: argparse.Namespace, quiet: bool) -> int:
             else announce(store, address.identity, pulled.rows, project.settings.site_regression_tolerance)
         )
     except (SiteError, StoreError) as err:
-        print(f"{trouble}: {err}", file=sys.stderr)
+        say(f"{trouble}: {err}")
         return EXIT_USAGE
     finally:
         reader.close()
     for skipped in pulled.skipped:
-        print(f"warning: {skipped}", file=sys.stderr)
+        say(f"warning: {skipped}")
     if quiet:
         return EXIT_CLEAN
     _print(runs, args, f"no new site runs in {address}")

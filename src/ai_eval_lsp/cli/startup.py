@@ -91,7 +91,7 @@ class CodeCache:
             optimize: int = -1,
         ) -> Any:
             flags |= 0 if dont_inherit else inherited
-            if isinstance(source, str) and optimize == -1:
+            if isinstance(source, str) and optimize == -1 and not sys.flags.optimize:  # -O: not cached
                 return self.code(source, filename, mode, flags)
             return compile(source, filename, mode, flags, dont_inherit=True, optimize=optimize)
 

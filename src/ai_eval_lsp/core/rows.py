@@ -54,11 +54,24 @@ def loads(text: str | bytes) -> Any:
 def unreadable(row: Mapping[str, Any]) -> str | None:
     """Why a stored row cannot be shown (its timestamp has no date, its JSON nests too deep), or
     None."""
-    timestamp = row.get("timestamp")
-    if not isinstance(timestamp, int) or not 0 <= timestamp <= LATEST:
-        return f"its `timestamp` {timestamp!r} is no date between 1970 and 9999"
-    for name in ("scores_json", "config_json"):
-        text = row.get(name)
-        if isinstance(text, str) and nesting(text) > DEPTH:
-            return f"its `{name}` nests more than {DEPTH} levels deep"
-    return None
+    why = date_problem(row.get("timestamp")) or next(
+        (
+            found
+            for name in ("scores_json", "config_json")
+            if isinstance(text := row.get(name), str) and (found := depth_problem(name, text))
+        ),
+        None,
+    )
+    return None if why is None else f"its {why}"
+
+
+def date_problem(timestamp: object) -> str | None:
+    """Why a row's `timestamp` is no run's date, or None."""
+    if isinstance(timestamp, int) and 0 <= timestamp <= LATEST:
+        return None
+    return f"`timestamp` {timestamp!r} is no date between 1970 and 9999"
+
+
+def depth_problem(name: str, text: str) -> str | None:
+    """Why a row's JSON column `name` cannot be read, for its depth, or None."""
+    return f"`{name}` nests more than {DEPTH} levels deep" if nesting(text) > DEPTH else None

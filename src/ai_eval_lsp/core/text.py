@@ -47,18 +47,23 @@ whatever escapes it, but not with the space between."""
 
 def markdown(text: str, code: bool = False, cell: bool = False) -> str:
     """`text` (a row's target, a case id, a reason) as Markdown shows it, literally and on one
-    line (its controls as `printable` writes them), in any inline place: no link, image, HTML,
-    mention or table column can come of it. `code`: as a code span (in a backtick fence longer
+    line (its controls as `printable` writes them), in any inline place: no link text, image,
+    HTML, mention or table column can come of it (a bare URL stays one GitHub shows as itself). `code`: as a code span (in a backtick fence longer
     than any run of backticks in it); `cell`: a code span in a table cell, where a `|` is
     written `\\|` even in code."""
     shown = printable(text)
     if not code:
         return _MARKUP.sub(lambda markup: "\\" + markup[0], shown).replace("@", _MENTION)
     if cell:
-        shown = shown.replace("|", "\\|")
+        shown = in_table_cell(shown)
     fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
     padded = f" {shown} " if shown[:1] in ("`", " ") or shown[-1:] in ("`", " ") else shown
     return f"{fence}{padded}{fence}"
+
+
+def in_table_cell(text: str) -> str:
+    """Text inside a code span in a GFM table cell, where a `|` is written `\\|` even in code."""
+    return text.replace("|", "\\|")
 
 
 def workflow(text: str, field: bool = False) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote, quote_plus
 
-from ai_eval_lsp.core.text import markdown, printable, workflow
+from ai_eval_lsp.core.text import in_table_cell, markdown, printable, workflow
 
 MASK = "***"
 SHORTEST = 4
@@ -37,7 +37,7 @@ _ESCAPES: tuple[Callable[[str], str], ...] = (
     lambda text: html.escape(text, quote=False),
     printable,
     markdown,
-    lambda text: printable(text).replace("|", "\\|"),  # inside a code span in a table cell
+    lambda text: in_table_cell(printable(text)),
     workflow,
     lambda text: workflow(text, field=True),
 )

@@ -368,8 +368,8 @@ class _Reader(Evaluator):
                 array = inner
             last = keys[-1]
             array.put(None if last is None else self.array_key(last), value)
-        except OverflowError:  # `$a[] = ...` past PHPINT_MAX, which PHP refuses
-            self.variables[name] = Unknown(f"an element appended past PHPINT_MAX at {self.where(target)}")
+        except OverflowError:  # `$a[] = ...` past PHP_INT_MAX, which PHP refuses
+            self.variables[name] = Unknown(f"an element appended past PHP_INT_MAX at {self.where(target)}")
             return
         self.variables[name] = top
 
@@ -565,7 +565,7 @@ def _to_int(value: PhpValue) -> PhpValue:
         digits = value.strip().decode("ascii", "replace")
         sign = -1 if digits.startswith("-") else 1
         unsigned = digits.lstrip("+-")
-        number = unsigned[: len(unsigned) - len(unsigned.lstrip("0123456789"))]
+        number = unsigned[: len(unsigned) - len(unsigned.lstrip("0123456789"))].lstrip("0")
         if len(number) > len(str(INT_MAX)):  # PHP saturates; Python would not even convert it
             return INT_MIN if sign < 0 else INT_MAX
         return max(INT_MIN, min(INT_MAX, sign * int(number))) if number else 0

@@ -283,7 +283,8 @@ def _address(found: PhpArray, drupal_root: Path, where: str) -> SiteAddress:
     driver = field_of("driver", required=True)
     if driver not in DRIVERS:
         raise AddressError(
-            f"the site's database in {where} uses the driver `{driver}`; ai-eval-lsp reads mysql, pgsql and sqlite"
+            f"the site's database in {where} uses the driver `{printable(driver)}`; ai-eval-lsp reads mysql, pgsql "
+            "and sqlite"
         )
     database = field_of("database", required=True)
     prefix = field_of("prefix")

@@ -379,7 +379,13 @@ def run(
         for reason, count in cannot_run.items()
     ]
     result = RunResult(
-        stored, results, gate, comparison, change, [*skipped, *_regression(comparison)], cases_path=cases_path
+        stored,
+        results,
+        gate,
+        comparison,
+        change,
+        [*skipped, *(f"warning: {note}" for note in store.skipped), *_regression(comparison)],
+        cases_path=cases_path,
     )
     context = RunContext(project.root, cases_path, project.settings.export_envelope_on_complete)
     result.subscribers = notify_subscribers(stored, context)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
-from ai_eval_lsp.core.rows import DEPTH, LARGEST, LATEST, loads, nesting
+from ai_eval_lsp.core.rows import LARGEST, date_problem, depth_problem, loads
 from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
@@ -430,8 +430,8 @@ def _integer(value: Any, name: str) -> int:
 def _timestamp(value: Any) -> int:
     """A run's time, a date from 1970 to 9999 (as every reader of the store writes it)."""
     timestamp = _integer(value, "timestamp")
-    if not 0 <= timestamp <= LATEST:
-        raise BadRow(f"`timestamp` {timestamp} is no date between 1970 and 9999")
+    if why := date_problem(timestamp):
+        raise BadRow(why)
     return timestamp
 
 
@@ -439,8 +439,8 @@ def _json(value: Any, name: str) -> str | None:
     """A JSON column's text, bounded in depth: no reader of the store can be made to recurse
     without end (a text that is no JSON is read as before: the run keeps its aggregates)."""
     text = _text(value)
-    if text is not None and nesting(text) > DEPTH:
-        raise BadRow(f"`{name}` nests more than {DEPTH} levels deep")
+    if text is not None and (why := depth_problem(name, text)):
+        raise BadRow(why)
     return text
 
 
