@@ -15,6 +15,7 @@ from ai_eval_lsp.cli.common import (
     Projects,
     finished,
     root_option,
+    say,
     warn_of_problems,
     with_examples,
 )
@@ -55,7 +56,7 @@ def run(projects: Projects, args: argparse.Namespace) -> int:
     for name in args.paths:
         path = Path(name)
         if not path.exists():
-            print(printable(f"error: {name}: no such file or folder"), file=sys.stderr)
+            say(f"error: {name}: no such file or folder")
             return EXIT_USAGE
         if path.is_dir():
             walked = list(projects.walk(path))

@@ -55,7 +55,7 @@ class Projects:
             except SettingsFileError as err:  # CI must not pass on defaults it was not given
                 raise UsageError(str(err)) from None
             for problem in project.setting_problems:
-                print(printable(f"warning: {problem}"), file=sys.stderr)
+                say(f"warning: {problem}")
             for notice in project.registry.notices():
                 say(f"note: {notice}")
             self.loaded[root.folder] = project
@@ -169,4 +169,4 @@ def from_store(projects: Projects, args: argparse.Namespace, read: Callable[[Res
 def warn_of_problems(project: Project) -> None:
     """What the project's plugins and modules could not give, said before a command's output."""
     for problem in project.registry.problems():
-        print(printable(f"warning: {problem}"), file=sys.stderr)
+        say(f"warning: {problem}")
