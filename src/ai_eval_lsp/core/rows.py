@@ -54,15 +54,13 @@ def loads(text: str | bytes) -> Any:
 def unreadable(row: Mapping[str, Any]) -> str | None:
     """Why a stored row cannot be shown (its timestamp has no date, its JSON nests too deep), or
     None."""
-    why = date_problem(row.get("timestamp")) or next(
-        (
-            found
-            for name in ("scores_json", "config_json")
-            if isinstance(text := row.get(name), str) and (found := depth_problem(name, text))
-        ),
-        None,
-    )
-    return None if why is None else f"its {why}"
+    if why := date_problem(row.get("timestamp")):
+        return f"its {why}"
+    for name in ("scores_json", "config_json"):
+        text = row.get(name)
+        if isinstance(text, str) and (why := depth_problem(name, text)):
+            return f"its {why}"
+    return None
 
 
 def date_problem(timestamp: object) -> str | None:

@@ -244,9 +244,7 @@ def _from_settings(
         return what + (f"; not followed: {'; '.join(others)}" if others else "") + f"; {GIVE_IT}"
 
     found = run.get("databases", "default", "default")
-    read_from = ", ".join(
-        shown(path) for path in dict.fromkeys(run.files)
-    )  # each once, however often included
+    read_from = ", ".join(shown(path) for path in dict.fromkeys(run.files))  # each once, however included
     if not isinstance(found, PhpArray):
         why = f" ({found.why})" if isinstance(found, Unknown) else ""
         return None, note(f"no `$databases['default']['default']` in {read_from}{why}")
