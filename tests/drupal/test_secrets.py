@@ -11,9 +11,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ai_eval_lsp.drupal import secrets
-from ai_eval_lsp.drupal.secrets import RedactingStream, redact, redact_json
+from ai_eval_lsp.drupal.secrets import RedactingStream, Secrets, forms_of, redact, redact_json
 from ai_eval_lsp.drupal.site_address import SiteAddress, parse_url
 
 PASSWORD = "pä ss/w@rd\"'\\😀"
@@ -40,6 +42,23 @@ def test_a_password_in_a_url_is_held_even_when_the_url_cannot_be_read() -> None:
     with pytest.raises(ValueError):
         parse_url("mysql://reader:Kx7%25Secret@[::1/shop", Path("/srv"))
     assert redact("Kx7%25Secret Kx7%Secret") == "*** ***"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    held=st.lists(st.text(min_size=4, max_size=24), min_size=1, max_size=3),
+    around=st.text(max_size=40),
+)
+def test_every_form_of_every_secret_held_is_found_and_taken_out(held: list[str], around: str) -> None:
+    """A text is first looked at for a part each form shares (one scan, not one a form): no
+    form, of a password of letters, of punctuation or of any Unicode, may be missed by it."""
+    kept = Secrets()
+    for secret in held:
+        kept.hold(secret)
+    for form in set().union(*map(forms_of, held)):
+        text = f"{around}{form}{around}"
+        assert kept.found_in(text), form
+        assert form not in kept.redact(text), form
 
 
 @pytest.mark.parametrize(

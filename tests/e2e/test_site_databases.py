@@ -194,7 +194,7 @@ def test_the_site_is_read_in_a_read_only_session(site: ServerSite, tmp_path: Pat
     site.server.create_user(writer, PASSWORD, site.name, read_only=False)
     address = parse_url(site.server.url(writer, PASSWORD, site.name, site.prefix), tmp_path)
     reader = SiteReader(address)
-    assert len(reader.batch_after(0).rows) == 2
+    assert reader.batch_after(0).last_id == 2
     connection = reader._connection
     statement = f"INSERT INTO {site.prefix}ai_eval_result (target_id, timestamp, avg_score, pass_rate, passed_gate, question_count, scores_json, source, duration, error_count) VALUES ('x', 1, 1, 1, 1, 1, '{{}}', 'x', 1, 0)"
     with pytest.raises(Exception, match=r"(?i)read.only"):
@@ -421,6 +421,39 @@ def test_numbers_past_what_a_store_keeps_skip_their_row_and_later_pulls_go_on(
     finally:
         reader.close()
         mariadb.drop_database(site.name)
+
+
+def test_json_columns_are_read_as_their_text_and_any_nesting_skips_its_row_alone(
+    postgres: Any, tmp_path: Path
+) -> None:
+    """A site whose JSON columns are PostgreSQL `json`: the server gives their values as JSON
+    inside its document, not as text (they were stored as Python's writing of a dict), and a
+    value nesting deeper than the parser recurses took the whole batch with it."""
+    site = ServerSite(postgres, f"site_{next(names)}", PASSWORD)
+    table = f"{site.prefix}ai_eval_result"
+    for column in ("scores_json", "config_json"):
+        site.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE json USING {column}::json")
+    first, deep, deeper, last = site.insert(
+        *(runner_row("support_bot", {"q1": 4.0, "q2": None}, run_id=n) for n in range(4))
+    )
+    site.execute(f"UPDATE {table} SET scores_json = %s WHERE id = %s", ["[" * 100 + "]" * 100, deep])
+    site.execute(f"UPDATE {table} SET config_json = %s WHERE id = %s", ["[" * 5000 + "]" * 5000, deeper])
+    site.execute(
+        f"UPDATE {table} SET config_json = %s WHERE id = %s", ['{"model": "gpt-x", "seed": true}', last]
+    )
+    reader = SiteReader(parse_url(site.url, tmp_path))
+    try:
+        pulled = pull(ResultStore(tmp_path / "results.sqlite"), reader)
+    finally:
+        reader.close()
+        postgres.drop_database(site.name)
+    assert pulled.skipped == [
+        f"site row {deeper} of `{table}` is skipped: its values nest more than 64 levels deep",
+        f"site row {deep} of `{table}` is skipped: `scores_json` nests more than 64 levels deep",
+    ]
+    assert [values[0] for values in pulled.stored] == [first, last]
+    assert [json.loads(values[11]) for values in pulled.stored] == [{"q1": 4.0, "q2": None}] * 2
+    assert json.loads(pulled.stored[1][14]) == {"model": "gpt-x", "seed": True}
 
 
 # --- the editor ------------------------------------------------------------------------------------

@@ -27,6 +27,25 @@ class _Held:
     forms: tuple[str, ...] = ()
     """Every way a held secret may be written, longest first."""
     pattern: re.Pattern[str] | None = None
+    anchors: tuple[str, ...] | None = ()
+    """A part of each secret found in every form of it, or None where a secret has none: a
+    text holding no anchor holds no form, found by one scan of the text rather than one a form
+    (a password of punctuation has dozens of forms, and a site's first read is megabytes)."""
+
+    def found_in(self, text: str) -> bool:
+        if self.anchors is not None and not any(anchor in text for anchor in self.anchors):
+            return False
+        return any(form in text for form in self.forms)
+
+
+_ALPHANUMERIC = re.compile("[A-Za-z0-9]+")
+
+
+def _anchor(secret: str, forms: set[str]) -> str | None:
+    """The longest run of ASCII letters and digits in `secret`, which no escaping changes, if
+    each of its `forms` does hold it (checked, not assumed)."""
+    anchor = max(_ALPHANUMERIC.findall(secret), key=len, default="")
+    return anchor if anchor and all(anchor in form for form in forms) else None
 
 
 _ESCAPES: tuple[Callable[[str], str], ...] = (
@@ -73,20 +92,23 @@ class Secrets:
         if len(secret) < SHORTEST or any(secret in name for name in shown):
             return
         with self._lock:
-            forms = set(self._held.forms) | forms_of(secret)
-            if len(forms) == len(self._held.forms):
+            held, own = self._held, forms_of(secret)
+            forms = set(held.forms) | own
+            if len(forms) == len(held.forms):
                 return
             ordered = tuple(sorted(forms, key=len, reverse=True))
-            self._held = _Held(ordered, re.compile("|".join(map(re.escape, ordered))))
+            anchor = _anchor(secret, own)
+            anchors = None if held.anchors is None or anchor is None else (*held.anchors, anchor)
+            self._held = _Held(ordered, re.compile("|".join(map(re.escape, ordered))), anchors)
 
     def found_in(self, text: str) -> bool:
         """Whether `text` holds a held secret."""
-        return any(form in text for form in self._held.forms)
+        return self._held.found_in(text)
 
     def redact(self, text: str) -> str:
         """`text` with every held secret replaced by `***`."""
         held = self._held
-        if held.pattern is None or not any(form in text for form in held.forms):
+        if held.pattern is None or not held.found_in(text):
             return text
         return held.pattern.sub(MASK, text)
 
@@ -94,11 +116,11 @@ class Secrets:
         """A JSON text with every held secret replaced in its string values (never in its keys
         or structure, which a short secret could match)."""
         held = self._held
-        if held.pattern is None or not any(form in text for form in held.forms):
+        if held.pattern is None or not held.found_in(text):
             return text
 
         def value(literal: re.Match[str]) -> str:
-            if literal["key"] or not any(form in literal[0] for form in held.forms):
+            if literal["key"] or not held.found_in(literal[0]):
                 return literal[0]
             try:
                 return json.dumps(self.redact(json.loads(literal[0])))

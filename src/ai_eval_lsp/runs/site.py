@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import json
 import math
 import re
 import socket
@@ -22,10 +23,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
-from ai_eval_lsp.core.rows import LARGEST, date_problem, depth_problem, loads
+from ai_eval_lsp.core.rows import DEPTH, LARGEST, date_problem, depth_problem, loads, too_deep
 from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
@@ -45,6 +46,9 @@ ROW_BYTES = 64 * 2**20
 skipped, named, rather than read into memory."""
 
 
+_Read = TypeVar("_Read")
+
+
 class SiteError(Exception):
     """The site's runs cannot be read; the message names the database, never the password."""
 
@@ -54,7 +58,12 @@ class BadRow(ValueError):
 
 
 class _Cut(Exception):
-    """A batch's JSON the server cut short (it outgrew the server's limit)."""
+    """A batch's JSON the server cut short (it outgrew the server's limit), or one nesting past
+    what the parser reads (`deep`: a column the site made JSON): read again a row at a time."""
+
+    def __init__(self, deep: bool = False) -> None:
+        super().__init__()
+        self.deep = deep
 
 
 class _Connection(Protocol):
@@ -63,25 +72,45 @@ class _Connection(Protocol):
     limit_name: str
     """The server's setting of that limit, which a site's administrator may raise."""
 
+    def summary_after(self, last_id: int) -> Summary:
+        """The rows above `last_id`, at most `BATCH`, in sum."""
+        ...
+
     def sizes_after(self, last_id: int) -> list[list[int]]:
         """The ids above `last_id` and their rows' weight in bytes, by id, at most `BATCH`."""
         ...
 
-    def rows_through(self, last_id: int, end_id: int) -> list[list[Any]]:
-        """The rows above `last_id` up to `end_id`, by id; _Cut when the server cut them short."""
+    def rows_through(self, last_id: int, end_id: int) -> Any:
+        """The JSON document of the rows above `last_id` up to `end_id`, as the database gives it
+        (`_rows_of` reads it)."""
         ...
 
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The rows following an id, at most `BATCH`: how many, their weight in bytes, the last id."""
+
+    count: int
+    weight: int
+    end_id: int
+
+
 @dataclass
 class Batch:
-    """What one step of a read brought: rows, the rows too large to read, where it ended."""
+    """What one step of a read brought: its rows' JSON document, the rows it could not read,
+    where it ended."""
 
-    rows: list[list[Any]] = field(default_factory=list)
-    """The raw rows, their values in `ROW_FIELDS` order, by id."""
-    too_large: list[tuple[int, str]] = field(default_factory=list)
-    """The id of each row skipped for its size, and why."""
+    document: Any = None
+    """The JSON document of its rows as the database gave it, or None for none: read by
+    `_rows_of` where the rows are converted, while the next batch is asked for."""
+    sizes: list[list[int]] | None = None
+    """The id and weight of each row in `document`, by id, where they were asked for."""
+    after: int = 0
+    """The id its rows follow."""
+    unread: list[tuple[int, str]] = field(default_factory=list)
+    """The id of each row skipped before it could be read (its size, its nesting), and why."""
     last_id: int = 0
     """The highest id read or skipped."""
     more: bool = False
@@ -97,12 +126,22 @@ class SiteReader:
 
     def batch_after(self, last_id: int) -> Batch:
         """The rows with an id above `last_id`, as many as fit a batch (by count, and by weight:
-        each row's size is asked first); SiteError when they cannot be read (the connection is
-        then dropped, to be made again next time)."""
+        each row's size is asked first)."""
+        return self._connected(lambda connection: _batch(connection, last_id))
+
+    def one_by_one(self, batch: Batch) -> tuple[list[list[Any]], list[tuple[int, str]]]:
+        """A batch's rows, each read alone, and the rows that cannot be read, with why: for a
+        batch whose document cannot be read (heavier than its sizes said, from escaped control
+        characters, or nesting too deep)."""
+        return self._connected(lambda connection: _one_by_one(connection, batch))
+
+    def _connected(self, read: Callable[[_Connection], _Read]) -> _Read:
+        """What `read` reads through the connection; SiteError when it cannot (the connection
+        is then dropped, to be made again next time)."""
         try:
             if self._connection is None:
                 self._connection = _connect(self.address)
-            return _batch(self._connection, last_id)
+            return read(self._connection)
         except SiteError:
             self.close()
             raise
@@ -117,41 +156,53 @@ class SiteReader:
                 connection.close()
 
 
-def _weight(size: int) -> int:
-    """What a row of `size` bytes of text weighs in a batch's JSON, at most: each character
+def _weight(size: int, rows: int = 1) -> int:
+    """What `rows` rows of `size` bytes of text weigh in a batch's JSON, at most: each character
     escaped, and the numbers around them."""
-    return 2 * size + 512
+    return 2 * size + 512 * rows
 
 
 def _batch(connection: _Connection, last_id: int) -> Batch:
-    sizes = connection.sizes_after(last_id)
-    if not sizes:
-        return Batch(last_id=last_id)
+    following = connection.summary_after(last_id)
     budget = min(connection.limit, BATCH_BYTES)
+    if following.count == 0:
+        return Batch(after=last_id, last_id=last_id)
+    if _weight(following.weight, following.count) <= budget:  # most batches: no row's size is needed
+        end_id = following.end_id
+        return Batch(
+            connection.rows_through(last_id, end_id), None, last_id, [], end_id, following.count == BATCH
+        )
+    sizes = connection.sizes_after(last_id)
+    if not sizes:  # gone meanwhile
+        return Batch(after=last_id, last_id=last_id)
     first_id, first_size = sizes[0]
-    if _weight(first_size) > budget:  # a row alone, if the server can send it at all
-        largest = min(connection.limit, ROW_BYTES)
-        rows = [] if first_size > largest else _whole(connection, last_id, first_id)
-        return Batch(rows, [] if rows else [(first_id, _too_large(connection, first_size))], first_id, True)
-    end_id, weight = last_id, 0
+    count, weight = 1, _weight(first_size)  # the first row goes alone if heavier than a batch
+    if first_size > min(connection.limit, ROW_BYTES):  # unless the server cannot send it at all
+        unread = [(first_id, _too_large(connection, first_size))]
+        return Batch(after=last_id, unread=unread, last_id=first_id, more=len(sizes) > 1)
+    while count < len(sizes) and weight + _weight(sizes[count][1]) <= budget:
+        weight += _weight(sizes[count][1])
+        count += 1
+    end_id = sizes[count - 1][0]
+    more = len(sizes) == BATCH or count < len(sizes)
+    return Batch(connection.rows_through(last_id, end_id), sizes[:count], last_id, [], end_id, more)
+
+
+def _one_by_one(connection: _Connection, batch: Batch) -> tuple[list[list[Any]], list[tuple[int, str]]]:
+    rows, unread, after = [], list(batch.unread), batch.after
+    sizes = batch.sizes if batch.sizes is not None else connection.sizes_after(after)
     for row_id, size in sizes:
-        if weight + _weight(size) > budget:
+        if row_id > batch.last_id:
             break
-        end_id, weight = row_id, weight + _weight(size)
-    more = len(sizes) == BATCH or end_id != sizes[-1][0]
-    try:
-        return Batch(connection.rows_through(last_id, end_id), [], end_id, more)
-    except _Cut:  # heavier than its sizes said (escaped control characters): a row at a time
-        batch = Batch(last_id=end_id, more=more)
-        after = last_id
-        for row_id, size in sizes:
-            if row_id > end_id:
-                break
-            rows = _whole(connection, after, row_id)
-            batch.rows += rows
-            batch.too_large += [] if rows else [(row_id, _too_large(connection, size))]
-            after = row_id
-        return batch
+        try:
+            rows += _rows_of(connection.rows_through(after, row_id))
+        except _Cut as cut:
+            why = (
+                f"its values nest more than {DEPTH} levels deep" if cut.deep else _too_large(connection, size)
+            )
+            unread.append((row_id, why))
+        after = row_id
+    return rows, unread
 
 
 def _too_large(connection: _Connection, size: int) -> str:
@@ -167,14 +218,6 @@ def _too_large(connection: _Connection, size: int) -> str:
 
 def _megabytes(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
-
-
-def _whole(connection: _Connection, last_id: int, row_id: int) -> list[list[Any]]:
-    """The one row `row_id` (after `last_id`), or none where the server cuts it short."""
-    try:
-        return connection.rows_through(last_id, row_id)
-    except _Cut:
-        return []
 
 
 @dataclass
@@ -205,7 +248,8 @@ def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pu
     whole; SiteError when the site cannot be read (rows stored before the trouble stay). Rows
     stored meanwhile by another reader of the site (the CLI) are read again and kept once. The
     next batch is read while one is converted and stored: the database builds it and the socket
-    waits for it on another thread, holding neither the interpreter nor the work at hand."""
+    waits for it on another thread, holding neither the interpreter nor the work at hand: its
+    document is read (parsed) here, not there, so the database builds the next one meanwhile."""
     site = reader.address.identity
     table = reader.address.table
     pulled = Pulled(last_id=after if after is not None else store.last_site_id(site) or 0)
@@ -218,16 +262,21 @@ def pull(store: ResultStore, reader: SiteReader, after: int | None = None) -> Pu
                 pulled.last_id = max(pulled.last_id, batch.last_id)
                 if batch.more:
                     ahead.start(pulled.last_id)
+                try:
+                    rows, unread = _rows_of(batch.document), batch.unread
+                except _Cut:
+                    ahead.wait()  # the connection is free once the read ahead is done
+                    rows, unread = reader.one_by_one(batch)
                 pulled.skipped += [
-                    f"site row {row_id} of `{table}` is skipped: {why}" for row_id, why in batch.too_large
+                    f"site row {row_id} of `{table}` is skipped: {why}" for row_id, why in unread
                 ]
                 converted = []
-                for values in batch.rows:
+                for values in rows:
                     try:
                         converted.append(site_row(values))
                     except BadRow as err:
                         pulled.skipped.append(
-                            f"site row {printable(str(values[0]))} of `{table}` is skipped: {err}"
+                            f"site row {_shown(values[0], quoted=False)} of `{table}` is skipped: {err}"
                         )
                 if converted:
                     write(converted)
@@ -335,10 +384,6 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         duration,
         config,
     ) = values
-    if isinstance(target, bytes):
-        target = target.decode("utf-8", "replace")
-    if not isinstance(target, str | int) or isinstance(target, bool) or str(target) == "":
-        raise BadRow(f"`target_id` is {target!r}, not a target id")
     questions, errors = _integer(questions, "question_count"), _integer(errors, "error_count")
     if questions < 0:
         raise BadRow(f"`question_count` {questions} is negative")
@@ -348,7 +393,7 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
     _scores_within(scores)
     return (
         _integer(row_id, "id"),
-        str(target),
+        _target(target),
         None if run_id is None else _integer(run_id, "run_id"),
         _timestamp(timestamp),
         _within(_number(average, "avg_score"), "avg_score", 5),
@@ -359,10 +404,20 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         questions,
         errors,
         scores,
-        _text(source) or "",
+        _text(source, "source") or "",
         _number(duration, "duration"),
         config,
     )
+
+
+def _target(value: Any) -> str:
+    if type(value) is str and value:  # what JSON gives, most often
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str | int) or isinstance(value, bool) or str(value) == "":
+        raise BadRow(f"`target_id` is {_shown(value)}, not a target id")
+    return str(value)
 
 
 def _within(number: float | None, name: str, most: float) -> float | None:
@@ -372,10 +427,11 @@ def _within(number: float | None, name: str, most: float) -> float | None:
     return number
 
 
-_OUT_OF_RANGE = re.compile(r":\s*+(?:[^0-5\sn]|[1-5][0-9]|5\.0*+[1-9]|[0-9](?:\.[0-9]*+)?[eE])")
-"""A value in a JSON object that may be a score outside 0..5: one starting with anything but a
-digit up to 5 or `null` (a sign, 6 to 9, a string, NaN, Infinity), 10 and more, past 5.0, an
-exponent. Only a row with one is parsed; most rows have none."""
+_OUT_OF_RANGE = re.compile(r":\s*+(?![0-4](?:\.[0-9]*+)?+[\s,}]|5(?:\.0*+)?+[\s,}]|null[\s,}])")
+"""A value in a JSON object that may be a score outside 0..5: any but 0 to 4 with any decimals,
+5 with zeros only, or `null` (a sign, 6 to 9, 10 and more, past 5.0, an exponent, a string, NaN,
+Infinity: a string, an array or an object may hold one). Only a row with one is parsed; most
+rows have none."""
 
 
 def _scores_within(scores: str | None) -> None:
@@ -406,9 +462,9 @@ def _number(value: Any, name: str, optional: bool = False) -> Any:
             raise ValueError
         number = float(value) if isinstance(value, int | float | decimal.Decimal | str) else math.nan
     except (ValueError, decimal.InvalidOperation):
-        raise BadRow(f"`{name}` is {value!r}, not a number") from None
+        raise BadRow(f"`{name}` is {_shown(value)}, not a number") from None
     if not math.isfinite(number):
-        raise BadRow(f"`{name}` is {value!r}, not a number")
+        raise BadRow(f"`{name}` is {_shown(value)}, not a number")
     return number
 
 
@@ -420,7 +476,7 @@ def _integer(value: Any, name: str) -> int:
     else:
         number = _number(value, name)
         if number != int(number):
-            raise BadRow(f"`{name}` is {value!r}, not a whole number")
+            raise BadRow(f"`{name}` is {_shown(value)}, not a whole number")
         whole = int(number)
     if not -LARGEST - 1 <= whole <= LARGEST:
         raise BadRow(f"`{name}` {whole} is out of range: a results store keeps at most {LARGEST}")
@@ -437,19 +493,38 @@ def _timestamp(value: Any) -> int:
 
 def _json(value: Any, name: str) -> str | None:
     """A JSON column's text, bounded in depth: no reader of the store can be made to recurse
-    without end (a text that is no JSON is read as before: the run keeps its aggregates)."""
-    text = _text(value)
+    without end (a text that is no JSON is read as before: the run keeps its aggregates). A
+    column the site made JSON comes as its value, written back as JSON text."""
+    if type(value) is str:  # what JSON gives, most often
+        text: str | None = value
+    elif isinstance(value, list | dict | bool):
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except RecursionError:
+            raise BadRow(too_deep(name)) from None
+    else:
+        text = _text(value, name)
     if text is not None and (why := depth_problem(name, text)):
         raise BadRow(why)
     return text
 
 
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
+def _text(value: Any, name: str) -> str | None:
+    if value is None or type(value) is str:  # what JSON gives, most often
+        return value
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, list | dict):
+        raise BadRow(f"`{name}` is {_shown(value)}, not text")
     return str(value)
+
+
+def _shown(value: Any, quoted: bool = True) -> str:
+    """A row's value in a message, as Python writes it; an array or an object (from a column the
+    site made JSON) by its kind alone, as it may nest deeper than writing it could recurse."""
+    if isinstance(value, list | dict):
+        return f"a JSON {'array' if isinstance(value, list) else 'object'}"
+    return printable(repr(value) if quoted else str(value))
 
 
 # --- the drivers ---------------------------------------------------------------------------------
@@ -485,9 +560,10 @@ _TEXT_FIELDS = ("target_id", "scores_json", "source", "config_json")
 
 
 class _Queries:
-    """The two queries of a read, each giving one JSON document the database builds (a batch
-    costs a pure-Python driver one value, not fifteen a row): the ids above one and their rows'
-    weight, then the rows of a range of ids."""
+    """The queries of a read: how many rows follow an id (at most `BATCH`), their weight in all
+    and the last id; the ids above one and their rows' weight, asked only where those rows weigh
+    more than a batch; the rows of a range of ids. The last two give one JSON document the
+    database builds: a batch costs a pure-Python driver one value, not fifteen a row."""
 
     def __init__(self, table: str, dialect: _Dialect) -> None:
         def quoted(name: str) -> str:
@@ -496,10 +572,11 @@ class _Queries:
         key, source, mark = quoted("id"), quoted(table), dialect.mark
         fields = ", ".join(quoted(name) for name in ROW_FIELDS)
         weight = " + ".join(f"COALESCE({dialect.length.format(quoted(name))}, 0)" for name in _TEXT_FIELDS)
+        following = f"(SELECT {key}, {weight} AS weight FROM {source} WHERE {key} > {mark(0)} ORDER BY {key} LIMIT {BATCH})"
         self.sizes = (
-            f"SELECT {dialect.aggregate.format(f'{dialect.array}({key}, weight)')} FROM (SELECT {key}, "
-            f"{weight} AS weight FROM {source} WHERE {key} > {mark(0)} ORDER BY {key} LIMIT {BATCH}) AS sizes"
+            f"SELECT {dialect.aggregate.format(f'{dialect.array}({key}, weight)')} FROM {following} AS sizes"
         )
+        self.summary = f"SELECT COUNT(*), SUM(weight), MAX({key}) FROM {following} AS page"
         self.rows = (
             f"SELECT {dialect.aggregate.format(f'{dialect.array}({fields})')} FROM (SELECT {fields} "
             f"FROM {source} WHERE {key} > {mark(0)} AND {key} <= {mark(1)} ORDER BY {key}) AS batch"
@@ -507,34 +584,47 @@ class _Queries:
 
 
 def _rows_of(document: Any) -> list[list[Any]]:
-    """A JSON document of rows, each its values (by id: an aggregate's order is the database's);
-    _Cut where the server cut it short (MariaDB ends it mid-value, or gives a row as null)."""
+    """A JSON document of rows (None: no rows), each its values (by id: an aggregate's order is
+    the database's); _Cut where the server cut it short (MariaDB ends it mid-value, or gives a
+    row as null; MySQL gives none at all, which `rows_through` makes an empty text). The
+    database builds it two levels deep, of the rows' values: its nesting is left to the parser
+    (which stops a value nesting past its recursion, from a column the site made JSON, with
+    RecursionError), since counting it would cost a batch as much as parsing it; a row's JSON
+    values are bounded as they are converted (`site_row`)."""
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
     try:
-        found = loads(document) if document else []
+        found = [] if document is None else json.loads(document)
+    except RecursionError:
+        raise _Cut(deep=True) from None
     except ValueError:
-        raise _Cut("the server cut its answer short") from None
+        raise _Cut from None
     if not isinstance(found, list) or not all(isinstance(values, list) and values for values in found):
-        raise _Cut("the server cut its answer short")
+        raise _Cut
     found.sort(key=lambda values: values[0] if type(values[0]) is int else 0)
     return found
 
 
 class _Reads:
-    """The reads every driver makes, through its `value` of a query."""
+    """The reads every driver makes, through its `first_row` of a query."""
 
     queries: _Queries
 
-    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+    def first_row(self, query: str, parameters: tuple[int, ...]) -> Sequence[Any]:
+        """The row an aggregate query gives (there is always one)."""
         raise NotImplementedError
 
+    def summary_after(self, last_id: int) -> Summary:
+        count, weight, end_id = self.first_row(self.queries.summary, (last_id,))
+        return Summary(int(count), int(weight or 0), int(end_id or last_id))
+
     def sizes_after(self, last_id: int) -> list[list[int]]:
-        document = _rows_of(self.value(self.queries.sizes, (last_id,)))
+        document = _rows_of(self.first_row(self.queries.sizes, (last_id,))[0])
         return [[int(row_id), int(weight)] for row_id, weight in document]
 
-    def rows_through(self, last_id: int, end_id: int) -> list[list[Any]]:
-        return _rows_of(self.value(self.queries.rows, (last_id, end_id)))
+    def rows_through(self, last_id: int, end_id: int) -> Any:
+        document = self.first_row(self.queries.rows, (last_id, end_id))[0]
+        return "" if document is None else document  # MySQL's null: more than max_allowed_packet
 
 
 class _MySql(_Reads):
@@ -571,11 +661,10 @@ class _MySql(_Reads):
             address.table, _Dialect("`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "LENGTH({})", lambda n: "%s")
         )
 
-    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+    def first_row(self, query: str, parameters: tuple[int, ...]) -> Sequence[Any]:
         with self.connection.cursor() as cursor:
             cursor.execute(query, parameters)
-            found = cursor.fetchone()
-        return found[0] if found else None
+            return cursor.fetchone() or ()
 
     def close(self) -> None:
         self.connection.close()
@@ -609,9 +698,9 @@ class _Postgres(_Reads):
         )
         self.queries = _Queries(address.table, dialect)
 
-    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+    def first_row(self, query: str, parameters: tuple[int, ...]) -> Sequence[Any]:
         found = self.connection.run(query, **{f"p{n}": value for n, value in enumerate(parameters)})
-        return found[0][0] if found else None
+        return found[0]  # type: ignore[no-any-return]
 
     def close(self) -> None:
         self.connection.close()
@@ -653,7 +742,7 @@ class _Sqlite(_Reads):
         )
         self.queries = _Queries(address.table, dialect)
 
-    def value(self, query: str, parameters: tuple[int, ...]) -> Any:
+    def first_row(self, query: str, parameters: tuple[int, ...]) -> Sequence[Any]:
         path = Path(self.address.database)
         try:
             mode = path.stat().st_mode
@@ -670,8 +759,7 @@ class _Sqlite(_Reads):
             connection.execute("PRAGMA query_only = ON")
             deadline = time.monotonic() + TIMEOUT
             connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-            found = connection.execute(query, parameters).fetchone()
-            return found[0] if found else None
+            return connection.execute(query, parameters).fetchone() or ()
         finally:
             connection.close()
 

@@ -129,6 +129,9 @@ _SCORED = "CASE WHEN json_valid({0}) THEN CASE json_type({0}) WHEN 'object' THEN
 site's row may hold any shape."""
 
 
+PAGE_BYTES = 16384
+"""The page size of a database this version creates."""
+
 WHERE = "; name another with --db (or the `resultsDatabase` setting)"
 """How to get past a database that cannot be used, said after each such trouble."""
 
@@ -199,6 +202,10 @@ class ResultStore:
             ) from err
         connection.row_factory = sqlite3.Row
         try:
+            # A new database's pages hold 16 KiB (SQLite's default is 4): a site's first read of
+            # years of runs writes a third less, and a history reads fewer pages. An existing
+            # database keeps its own (in WAL mode the setting only applies to a new file).
+            connection.execute(f"PRAGMA page_size = {PAGE_BYTES}")
             connection.execute("PRAGMA journal_mode=WAL")
             self._migrate(connection)
         except sqlite3.OperationalError as err:
