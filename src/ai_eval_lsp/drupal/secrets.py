@@ -33,6 +33,7 @@ class _Held:
     (a password of punctuation has dozens of forms, and a site's first read is megabytes)."""
 
     def found_in(self, text: str) -> bool:
+        """Whether `text` holds a form of a secret held."""
         if self.anchors is not None and not any(anchor in text for anchor in self.anchors):
             return False
         return any(form in text for form in self.forms)
