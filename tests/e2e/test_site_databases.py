@@ -365,6 +365,29 @@ def test_a_site_of_any_size_is_read_whole(site: ServerSite, tmp_path: Path) -> N
     assert all(len(json.loads(values[11])) == 400 for values in pulled.stored[2:])
 
 
+def test_many_batches_of_rows_are_read_each_once_in_order_and_the_next_pull_reads_what_came_since(
+    site: ServerSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of 1,000 rows (5,000 as shipped), each asked in sum first, then read by its ids: no
+    row is read twice or missed where one batch ends and the next begins."""
+    monkeypatch.setattr("ai_eval_lsp.runs.site.BATCH", 1000)
+    rows = [
+        runner_row(f"bot_{number % 3}", {"q1": float(number % 6)}, run_id=number) for number in range(4321)
+    ]
+    site.insert_many(rows)
+    store, reader = ResultStore(tmp_path / "results.sqlite"), SiteReader(parse_url(site.url, tmp_path))
+    try:
+        first = pull(store, reader)
+        assert first.skipped == []
+        assert [values[0] for values in first.stored] == list(range(1, 4324))  # the fixture's two first
+        assert [values[2] for values in first.stored[2:]] == list(range(4321))
+        site.insert(*(runner_row("bot_0", {"q1": 4.0}, run_id=number) for number in (5000, 5001)))
+        assert [values[2] for values in pull(store, reader).stored] == [5000, 5001]
+        assert pull(store, reader).stored == []
+    finally:
+        reader.close()
+
+
 def test_a_row_larger_than_the_server_sends_at_once_is_skipped_and_named(
     mariadb: Any, tmp_path: Path
 ) -> None:
