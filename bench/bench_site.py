@@ -11,8 +11,12 @@ once by default).
   every 10 ms with a rubric of the project open, its resident memory after its first read and
   after 1,000 polls (counted by the database server itself), and its CPU time per poll.
 
+With `--before COMMIT`, the first read of the 100,000 rows also by that commit's code and this
+checkout's, in turn, each in a fresh process (`--rounds` each): this machine's speed drifts by a
+quarter within an hour, so versions are compared side by side (fc9d83b: before rows were checked).
+
 Run: .venv/bin/python bench/bench_site.py [--rows 100000] [--polls 1000] [--big-rows 3000]
-[--driver mysql pgsql]
+[--driver mysql pgsql] [--before fc9d83b [--rounds 6]]
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +39,7 @@ sys.path[:0] = [str(HERE.parent / "tests")]
 from databases import DatabaseServer, MariaDB, PostgreSQL  # noqa: E402
 from lsp_stdio import StdioClient  # noqa: E402
 from site_db import RUBRIC, ServerSite, SiteRow  # noqa: E402
+from versions import builds, environment  # noqa: E402
 
 from ai_eval_lsp.drupal.site_address import parse_url  # noqa: E402
 from ai_eval_lsp.runs.site import SiteReader, pull  # noqa: E402
@@ -188,13 +194,55 @@ def report(driver: str, rows: int, measured: dict[str, Any], served: dict[str, A
     )
 
 
+def read_once(url: str) -> None:
+    """One first read of the site at `url` into an empty results database, by the code this
+    process runs: its wall and CPU seconds and the rows stored, as JSON (for `side_by_side`)."""
+    with tempfile.TemporaryDirectory(prefix="bench-site-read-") as scratch:
+        store, reader = (
+            ResultStore(Path(scratch) / "results.sqlite"),
+            SiteReader(parse_url(url, Path(scratch))),
+        )
+        wall, cpu, pulled = timed(lambda: pull(store, reader))
+        reader.close()
+    print(json.dumps([wall, cpu, len(pulled.stored)]))
+
+
+def side_by_side(site: ServerSite, rows: int, before: str, rounds: int, scratch: Path) -> None:
+    """The first read by `before`'s code and by this checkout's, in turn, each in a fresh process."""
+    sources = builds(before, scratch / "builds")
+    walls: dict[str, list[float]] = {label: [] for label in sources}
+    for _ in range(rounds):
+        for label, source in sources.items():
+            done = subprocess.run(
+                [sys.executable, __file__, "--read-once", site.url],
+                env=environment(source, scratch / f"cache-{label}"),
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            wall, _cpu, stored = json.loads(done.stdout.splitlines()[-1])
+            assert stored == rows, (label, stored)
+            walls[label].append(wall)
+    for label, found in walls.items():
+        print(
+            f"  first read side by side, {label}: median {statistics.median(found):.2f} s "
+            f"({min(found):.2f}-{max(found):.2f}, {rounds} reads, each in a fresh process)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--polls", type=int, default=1000)
     parser.add_argument("--big-rows", type=int, default=3000, help="rows of the site of big runs")
     parser.add_argument("--driver", nargs="+", choices=("mysql", "pgsql"), default=["mysql", "pgsql"])
+    parser.add_argument("--before", help="also read the site by this commit's code, side by side")
+    parser.add_argument("--rounds", type=int, default=6, help="reads by each version with --before")
+    parser.add_argument("--read-once", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.read_once:
+        read_once(args.read_once)
+        return
     print(f"load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="bench-site-") as scratch:
         for driver in args.driver:
@@ -211,6 +259,8 @@ def main() -> None:
                 measured = in_process(site, args.polls, folder)
                 served = through_the_server(server, site, args.polls, folder)
                 report(driver, args.rows, measured, served)
+                if args.before:
+                    side_by_side(site, args.rows, args.before, args.rounds, folder)
                 big = ServerSite(server, "bench_big", PASSWORD)
                 began = time.perf_counter()
                 fill(big, args.big_rows, BIG_QUESTIONS)
