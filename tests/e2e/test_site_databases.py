@@ -449,18 +449,21 @@ def test_numbers_past_what_a_store_keeps_skip_their_row_and_later_pulls_go_on(
 def test_json_columns_are_read_as_their_text_and_any_nesting_skips_its_row_alone(
     postgres: Any, tmp_path: Path
 ) -> None:
-    """A site whose JSON columns are PostgreSQL `json`: the server gives their values as JSON
-    inside its document, not as text (they were stored as Python's writing of a dict), and a
-    value nesting deeper than the parser recurses took the whole batch with it."""
+    """A site whose columns are PostgreSQL `json`: the server would put their values into its
+    document as JSON, nested as deep as they are. Its text columns are read as their text (they
+    were stored as Python's writing of a dict, a lone surrogate's escape stopped every pull), and
+    a number column nesting past the parser skips its row alone, with its cause (it was "too
+    large")."""
     site = ServerSite(postgres, f"site_{next(names)}", PASSWORD)
     table = f"{site.prefix}ai_eval_result"
     for column in ("scores_json", "config_json"):
         site.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE json USING {column}::json")
-    first, deep, deeper, last = site.insert(
-        *(runner_row("support_bot", {"q1": 4.0, "q2": None}, run_id=n) for n in range(4))
-    )
+    site.execute(f"ALTER TABLE {table} ALTER COLUMN avg_score TYPE json USING to_json(avg_score)")
+    ids = site.insert(*(runner_row("support_bot", {"q1": 4.0, "q2": None}, run_id=n) for n in range(5)))
+    first, deep, deeper, lone, last = ids
     site.execute(f"UPDATE {table} SET scores_json = %s WHERE id = %s", ["[" * 100 + "]" * 100, deep])
-    site.execute(f"UPDATE {table} SET config_json = %s WHERE id = %s", ["[" * 5000 + "]" * 5000, deeper])
+    site.execute(f"UPDATE {table} SET avg_score = %s WHERE id = %s", ["[" * 5000 + "]" * 5000, deeper])
+    site.execute(f"UPDATE {table} SET config_json = %s WHERE id = %s", ['{"model": "\\ud800"}', lone])
     site.execute(
         f"UPDATE {table} SET config_json = %s WHERE id = %s", ['{"model": "gpt-x", "seed": true}', last]
     )
@@ -474,9 +477,12 @@ def test_json_columns_are_read_as_their_text_and_any_nesting_skips_its_row_alone
         f"site row {deeper} of `{table}` is skipped: its values nest more than 64 levels deep",
         f"site row {deep} of `{table}` is skipped: `scores_json` nests more than 64 levels deep",
     ]
-    assert [values[0] for values in pulled.stored] == [first, last]
-    assert [json.loads(values[11]) for values in pulled.stored] == [{"q1": 4.0, "q2": None}] * 2
-    assert json.loads(pulled.stored[1][14]) == {"model": "gpt-x", "seed": True}
+    assert [values[0] for values in pulled.stored] == [first, lone, last]
+    assert [json.loads(values[11]) for values in pulled.stored] == [{"q1": 4.0, "q2": None}] * 3
+    assert [json.loads(values[14]) for values in pulled.stored[1:]] == [
+        {"model": "\ud800"},
+        {"model": "gpt-x", "seed": True},
+    ]
 
 
 # --- the editor ------------------------------------------------------------------------------------

@@ -72,9 +72,4 @@ def date_problem(timestamp: object) -> str | None:
 
 def depth_problem(name: str, text: str) -> str | None:
     """Why a row's JSON column `name` cannot be read, for its depth, or None."""
-    return too_deep(name) if nesting(text) > DEPTH else None
-
-
-def too_deep(name: str) -> str:
-    """Why a row's JSON column `name` nesting past `DEPTH` cannot be read."""
-    return f"`{name}` nests more than {DEPTH} levels deep"
+    return f"`{name}` nests more than {DEPTH} levels deep" if nesting(text) > DEPTH else None

@@ -28,9 +28,10 @@ class _Held:
     """Every way a held secret may be written, longest first."""
     pattern: re.Pattern[str] | None = None
     anchors: tuple[str, ...] | None = ()
-    """A part of each secret found in every form of it, or None where a secret has none: a
-    text holding no anchor holds no form, found by one scan of the text rather than one a form
-    (a password of punctuation has dozens of forms, and a site's first read is megabytes)."""
+    """A part of each secret found in every form of it, or None once any secret has none (then
+    every form is looked for): a text holding no anchor holds no form, found by one scan of the
+    text rather than one a form (a password of punctuation has dozens of forms, and a site's
+    first read is megabytes)."""
 
     def found_in(self, text: str) -> bool:
         """Whether `text` holds a form of a secret held."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ai_eval_lsp.core.compare import SITE_ID, score_of
-from ai_eval_lsp.core.rows import DEPTH, LARGEST, date_problem, depth_problem, loads, too_deep
+from ai_eval_lsp.core.rows import DEPTH, LARGEST, date_problem, depth_problem, loads
 from ai_eval_lsp.core.text import printable
 from ai_eval_lsp.disk.reading import kind_of
 from ai_eval_lsp.drupal.secrets import redact
@@ -105,8 +105,6 @@ class Batch:
     document: Any = None
     """The JSON document of its rows as the database gave it, or None for none: read by
     `_rows_of` where the rows are converted, while the next batch is asked for."""
-    sizes: list[list[int]] | None = None
-    """The id and weight of each row in `document`, by id, where they were asked for."""
     after: int = 0
     """The id its rows follow."""
     unread: list[tuple[int, str]] = field(default_factory=list)
@@ -169,9 +167,8 @@ def _batch(connection: _Connection, last_id: int) -> Batch:
         return Batch(after=last_id, last_id=last_id)
     if _weight(following.weight, following.count) <= budget:  # most batches: no row's size is needed
         end_id = following.end_id
-        return Batch(
-            connection.rows_through(last_id, end_id), None, last_id, [], end_id, following.count == BATCH
-        )
+        document = connection.rows_through(last_id, end_id)
+        return Batch(document, after=last_id, last_id=end_id, more=following.count == BATCH)
     sizes = connection.sizes_after(last_id)
     if not sizes:  # gone meanwhile
         return Batch(after=last_id, last_id=last_id)
@@ -185,13 +182,12 @@ def _batch(connection: _Connection, last_id: int) -> Batch:
         count += 1
     end_id = sizes[count - 1][0]
     more = len(sizes) == BATCH or count < len(sizes)
-    return Batch(connection.rows_through(last_id, end_id), sizes[:count], last_id, [], end_id, more)
+    return Batch(connection.rows_through(last_id, end_id), after=last_id, last_id=end_id, more=more)
 
 
 def _one_by_one(connection: _Connection, batch: Batch) -> tuple[list[list[Any]], list[tuple[int, str]]]:
     rows, unread, after = [], list(batch.unread), batch.after
-    sizes = batch.sizes if batch.sizes is not None else connection.sizes_after(after)
-    for row_id, size in sizes:
+    for row_id, size in connection.sizes_after(after):  # asked again: a row deleted since is none
         if row_id > batch.last_id:
             break
         try:
@@ -404,7 +400,7 @@ def site_row(values: Sequence[Any]) -> tuple[Any, ...]:
         questions,
         errors,
         scores,
-        _text(source, "source") or "",
+        _text(source) or "",
         _number(duration, "duration"),
         config,
     )
@@ -493,34 +489,24 @@ def _timestamp(value: Any) -> int:
 
 def _json(value: Any, name: str) -> str | None:
     """A JSON column's text, bounded in depth: no reader of the store can be made to recurse
-    without end (a text that is no JSON is read as before: the run keeps its aggregates). A
-    column the site made JSON comes as its value, written back as JSON text."""
-    if type(value) is str:  # what JSON gives, most often
-        text: str | None = value
-    elif isinstance(value, list | dict | bool):
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except RecursionError:
-            raise BadRow(too_deep(name)) from None
-    else:
-        text = _text(value, name)
+    without end (a text that is no JSON is read as before: the run keeps its aggregates)."""
+    text = _text(value)
     if text is not None and (why := depth_problem(name, text)):
         raise BadRow(why)
     return text
 
 
-def _text(value: Any, name: str) -> str | None:
+def _text(value: Any) -> str | None:
+    """A text field's value (the query reads each as text: a string or null, but SQLite's)."""
     if value is None or type(value) is str:  # what JSON gives, most often
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value).decode("utf-8", "replace")
-    if isinstance(value, list | dict):
-        raise BadRow(f"`{name}` is {_shown(value)}, not text")
     return str(value)
 
 
 def _shown(value: Any, quoted: bool = True) -> str:
-    """A row's value in a message, as Python writes it; an array or an object (from a column the
+    """A row's value in a message, as Python writes it; an array or an object (a number column the
     site made JSON) by its kind alone, as it may nest deeper than writing it could recurse."""
     if isinstance(value, list | dict):
         return f"a JSON {'array' if isinstance(value, list) else 'object'}"
@@ -551,12 +537,15 @@ class _Dialect:
     """The JSON array of some values, by name."""
     length: str
     """A value's weight in bytes, a template."""
+    text: str
+    """A value as text, a template: a column the site made JSON (PostgreSQL's `json`, MySQL's
+    JSON) would go into a document as JSON, nested as deep as it is, not as the text it is."""
     mark: Callable[[int], str]
     """The marker of a query's n-th parameter."""
 
 
 _TEXT_FIELDS = ("target_id", "scores_json", "source", "config_json")
-"""The fields of a row whose weight varies."""
+"""The fields of a row whose weight varies: its text, read as text whatever the column's type."""
 
 
 class _Queries:
@@ -571,6 +560,9 @@ class _Queries:
 
         key, source, mark = quoted("id"), quoted(table), dialect.mark
         fields = ", ".join(quoted(name) for name in ROW_FIELDS)
+        values = ", ".join(
+            dialect.text.format(quoted(name)) if name in _TEXT_FIELDS else quoted(name) for name in ROW_FIELDS
+        )
         weight = " + ".join(f"COALESCE({dialect.length.format(quoted(name))}, 0)" for name in _TEXT_FIELDS)
         following = f"(SELECT {key}, {weight} AS weight FROM {source} WHERE {key} > {mark(0)} ORDER BY {key} LIMIT {BATCH})"
         self.sizes = (
@@ -578,7 +570,7 @@ class _Queries:
         )
         self.summary = f"SELECT COUNT(*), SUM(weight), MAX({key}) FROM {following} AS page"
         self.rows = (
-            f"SELECT {dialect.aggregate.format(f'{dialect.array}({fields})')} FROM (SELECT {fields} "
+            f"SELECT {dialect.aggregate.format(f'{dialect.array}({values})')} FROM (SELECT {fields} "
             f"FROM {source} WHERE {key} > {mark(0)} AND {key} <= {mark(1)} ORDER BY {key}) AS batch"
         )
 
@@ -658,7 +650,10 @@ class _MySql(_Reads):
             found = cursor.fetchone()
         self.limit = int(found[0]) if found else 16 * 2**20
         self.queries = _Queries(
-            address.table, _Dialect("`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "LENGTH({})", lambda n: "%s")
+            address.table,
+            _Dialect(
+                "`", "JSON_ARRAYAGG({})", "JSON_ARRAY", "LENGTH({})", "CAST({} AS CHAR)", lambda n: "%s"
+            ),
         )
 
     def first_row(self, query: str, parameters: tuple[int, ...]) -> Sequence[Any]:
@@ -694,7 +689,12 @@ class _Postgres(_Reads):
             },
         )
         dialect = _Dialect(
-            '"', "json_agg({})::text", "json_build_array", "octet_length({}::text)", lambda n: f":p{n}"
+            '"',
+            "json_agg({})::text",
+            "json_build_array",
+            "octet_length({}::text)",
+            "{}::text",
+            lambda n: f":p{n}",
         )
         self.queries = _Queries(address.table, dialect)
 
@@ -737,8 +737,8 @@ class _Sqlite(_Reads):
 
     def __init__(self, address: SiteAddress) -> None:
         self.address = address
-        dialect = _Dialect(
-            '"', "json_group_array({})", "json_array", "length(CAST({} AS BLOB))", lambda n: "?"
+        dialect = _Dialect(  # a column's value is never JSON to SQLite's json_array: no cast
+            '"', "json_group_array({})", "json_array", "length(CAST({} AS BLOB))", "{}", lambda n: "?"
         )
         self.queries = _Queries(address.table, dialect)
 
