@@ -59,7 +59,8 @@ class BadRow(ValueError):
 
 class _Cut(Exception):
     """A batch's JSON the server cut short (it outgrew the server's limit), or one nesting past
-    what the parser reads (`deep`: a column the site made JSON): read again a row at a time."""
+    what the parser reads (`deep`: a number column the site made JSON): read again a row at a
+    time."""
 
     def __init__(self, deep: bool = False) -> None:
         super().__init__()
@@ -497,7 +498,8 @@ def _json(value: Any, name: str) -> str | None:
 
 
 def _text(value: Any) -> str | None:
-    """A text field's value (the query reads each as text: a string or null, but SQLite's)."""
+    """A text field's value: a string or null, as the query reads each (a SQLite column, of any
+    type, may hold a number or bytes)."""
     if value is None or type(value) is str:  # what JSON gives, most often
         return value
     if isinstance(value, bytes | bytearray | memoryview):
@@ -580,9 +582,9 @@ def _rows_of(document: Any) -> list[list[Any]]:
     the database's); _Cut where the server cut it short (MariaDB ends it mid-value, or gives a
     row as null; MySQL gives none at all, which `rows_through` makes an empty text). The
     database builds it two levels deep, of the rows' values: its nesting is left to the parser
-    (which stops a value nesting past its recursion, from a column the site made JSON, with
-    RecursionError), since counting it would cost a batch as much as parsing it; a row's JSON
-    values are bounded as they are converted (`site_row`)."""
+    (which stops a value nesting past its recursion, from a number column the site made JSON,
+    with RecursionError), since counting it would cost a batch as much as parsing it; a row's
+    JSON texts are bounded as they are converted (`site_row`)."""
     if isinstance(document, bytes):
         document = document.decode("utf-8", "replace")
     try:
