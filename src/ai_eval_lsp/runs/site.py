@@ -125,7 +125,7 @@ class SiteReader:
 
     def batch_after(self, last_id: int) -> Batch:
         """The rows with an id above `last_id`, as many as fit a batch (by count, and by weight:
-        each row's size is asked first)."""
+        their weight is asked in sum first, each row's only where they outweigh a batch)."""
         return self._connected(lambda connection: _batch(connection, last_id))
 
     def one_by_one(self, batch: Batch) -> tuple[list[list[Any]], list[tuple[int, str]]]:
@@ -499,7 +499,7 @@ def _json(value: Any, name: str) -> str | None:
 
 def _text(value: Any) -> str | None:
     """A text field's value: a string or null, as the query reads each (a SQLite column, of any
-    type, may hold a number or bytes)."""
+    type, may hold a number)."""
     if value is None or type(value) is str:  # what JSON gives, most often
         return value
     if isinstance(value, bytes | bytearray | memoryview):
